@@ -1,0 +1,77 @@
+// Lightweight point-to-point channels with a fixed latency in cycles. They
+// carry flits and credits between routers (no sc_signal per flit). A value
+// written at cycle t with latency L is visible to the reader from cycle t+L;
+// since L >= 1, the order in which routers evaluate within a cycle never
+// matters (two-phase semantics).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "hw/flit.hpp"
+
+namespace ftsim::hw {
+
+/// The wires of one link direction, as in Immunet's Figure 9: data lines,
+/// two request lines and a STOP line. In normal operation req0 marks a valid
+/// flit, req1 a head flit; both asserted together never happen in normal
+/// operation and signal an emergency (Immunet section 5). STOP is driven by
+/// the receiver and halts the sender.
+struct PhitBundle {
+  std::uint32_t data = 0;
+  bool req0 = false;
+  bool req1 = false;
+  bool stop = false;
+};
+
+/// FIFO of timestamped items; capacity grows as needed (bounded in practice by
+/// latency x 1 item per cycle per VC).
+template <typename T>
+class DelayLine {
+ public:
+  struct Entry {
+    std::uint64_t ready;
+    T item;
+  };
+  void push(std::uint64_t ready, const T& item) {
+    if (m_count == m_buf.size()) grow();
+    m_buf[(m_head + m_count) & (m_buf.size() - 1)] = Entry{ready, item};
+    ++m_count;
+  }
+  bool ready(std::uint64_t now) const { return m_count != 0 && m_buf[m_head].ready <= now; }
+  const Entry& front() const { return m_buf[m_head]; }
+  void pop() {
+    m_head = (m_head + 1) & (m_buf.size() - 1);
+    --m_count;
+  }
+  bool empty() const { return m_count == 0; }
+  std::size_t size() const { return m_count; }
+  const Entry& at(std::size_t i) const { return m_buf[(m_head + i) & (m_buf.size() - 1)]; }
+  void clear() { m_head = m_count = 0; }
+
+ private:
+  void grow() {
+    std::vector<Entry> nb(m_buf.empty() ? 8 : m_buf.size() * 2);
+    for (std::size_t i = 0; i < m_count; ++i) nb[i] = at(i);
+    m_buf.swap(nb);
+    m_head = 0;
+  }
+  std::vector<Entry> m_buf;
+  std::size_t m_head = 0;
+  std::size_t m_count = 0;
+};
+
+class Router;
+
+/// One direction of a link: flits downstream, credits (VC ids) upstream, and
+/// the phit bundle that the wave view shows.
+struct LinkDirection {
+  DelayLine<Flit> flits;
+  DelayLine<std::uint8_t> credits;
+  PhitBundle bundle;
+  Router* receiver = nullptr;  ///< woken when a flit is written
+  Router* sender = nullptr;    ///< woken when a credit is written
+  bool failed = false;
+  int link_id = -1;  ///< topology link id, -1 for NI attachments of direct networks
+};
+
+}  // namespace ftsim::hw

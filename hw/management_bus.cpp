@@ -1,0 +1,30 @@
+#include "hw/management_bus.hpp"
+
+namespace ftsim::hw {
+
+ManagementBus::ManagementBus(sc_core::sc_module_name name, int routers) : sc_module(name), sockets("table", routers) {}
+
+tlm::tlm_response_status ManagementBus::access(int router, tlm::tlm_command cmd, int dest, std::int32_t* word) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(cmd);
+  gp.set_address(static_cast<sc_dt::uint64>(dest) * 4U);
+  gp.set_data_ptr(reinterpret_cast<unsigned char*>(word));
+  gp.set_data_length(4);
+  gp.set_streaming_width(4);
+  gp.set_byte_enable_ptr(nullptr);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  sockets[router]->b_transport(gp, delay);
+  ++m_transactions;
+  return gp.get_response_status();
+}
+
+tlm::tlm_response_status ManagementBus::write(int router, int dest, std::int32_t port) {
+  return access(router, tlm::TLM_WRITE_COMMAND, dest, &port);
+}
+
+tlm::tlm_response_status ManagementBus::read(int router, int dest, std::int32_t* port) {
+  return access(router, tlm::TLM_READ_COMMAND, dest, port);
+}
+
+}  // namespace ftsim::hw

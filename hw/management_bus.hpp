@@ -1,0 +1,28 @@
+// The management plane: one TLM-2.0 initiator socket per router table.
+#pragma once
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstdint>
+
+namespace ftsim::hw {
+
+/// Initiator side of the management plane (a subnet manager, Immunet's Table
+/// Update Module or a debugger talks through it). Socket i is bound to router
+/// i's TableTarget. read()/write() issue one blocking 32-bit transaction and
+/// return the TLM response status.
+class ManagementBus : public sc_core::sc_module {
+ public:
+  sc_core::sc_vector<tlm_utils::simple_initiator_socket<ManagementBus>> sockets;
+  ManagementBus(sc_core::sc_module_name name, int routers);
+  tlm::tlm_response_status write(int router, int dest, std::int32_t port);
+  tlm::tlm_response_status read(int router, int dest, std::int32_t* port);
+  std::uint64_t transactions() const { return m_transactions; }
+
+ private:
+  tlm::tlm_response_status access(int router, tlm::tlm_command cmd, int dest, std::int32_t* word);
+  std::uint64_t m_transactions = 0;
+};
+
+}  // namespace ftsim::hw

@@ -1,0 +1,82 @@
+// Everything the routers and interfaces of one network share: parameters, the
+// routing relation, the packet records and the statistics sink. One instance
+// per network, passed by reference; no globals.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "hw/packet_store.hpp"
+#include "routing_logic/routing_relation.hpp"
+
+namespace ftsim::hw {
+
+/// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
+struct RouterParams {
+  int vcs = 2;             ///< VCs per input port, 1..16
+  int buffer_flits = 8;    ///< depth B of each VC FIFO, in flits
+  bool vct = false;        ///< virtual cut-through (true) or wormhole (false)
+  int lat_rc = 1;          ///< route computation
+  int lat_va = 1;          ///< VC allocation
+  int lat_sa = 1;          ///< switch allocation
+  int lat_st = 1;          ///< switch (crossbar) traversal
+  int lat_link = 1;        ///< link traversal
+  int lat_credit = 1;      ///< credit return
+  /// Cycles per hop at zero load: RC + VA + SA + ST + LT.
+  int hop_latency() const { return lat_rc + lat_va + lat_sa + lat_st + lat_link; }
+};
+
+/// Counters every run reports. Flit and packet counts are totals over the run;
+/// the window_* fields cover the measurement window only.
+struct NetworkStats {
+  std::uint64_t created = 0;    ///< packets entered source queues
+  std::uint64_t injected = 0;   ///< packets whose head left the NI
+  std::uint64_t delivered = 0;  ///< packets whose tail reached the destination NI
+  std::uint64_t dropped[static_cast<int>(DropReason::kCount)] = {};
+  std::uint64_t flits_moved = 0;
+  std::uint64_t last_move_cycle = 0;  ///< last cycle a flit moved anywhere (watchdog)
+  // Measurement window.
+  std::uint64_t window_start = 0;
+  std::uint64_t window_end = 0;
+  std::uint64_t window_flits_created = 0;
+  std::uint64_t window_flits_delivered = 0;
+  std::uint64_t measured_outstanding = 0;  ///< measured packets not yet delivered/dropped
+  std::vector<std::uint32_t> latencies;    ///< of measured packets, creation to tail delivery
+  std::vector<std::uint32_t> network_latencies;  ///< injection to tail delivery
+  std::uint64_t hops_sum = 0;
+  std::uint64_t hops_count = 0;
+  // Per-interval time series (reset by the monitor).
+  std::uint64_t ts_flits_created = 0;
+  std::uint64_t ts_flits_delivered = 0;
+  std::uint64_t ts_packets_delivered = 0;
+  std::uint64_t ts_latency_sum = 0;
+  std::uint64_t ts_dropped = 0;
+  std::uint64_t dropped_total() const {
+    std::uint64_t s = 0;
+    for (auto d : dropped) s += d;
+    return s;
+  }
+  bool in_window(std::uint64_t c) const { return c >= window_start && c < window_end; }
+};
+
+struct NetworkContext {
+  RouterParams params;
+  const routing::RoutingRelation* relation = nullptr;
+  const routing::Topology* topology = nullptr;
+  PacketStore packets;
+  NetworkStats stats;
+  std::uint64_t period_ticks = 1;  ///< sc_time value of one clock period
+  bool trace_mode = false;         ///< every router ticks every cycle (VCD)
+  int max_packet_flits = 1;
+
+  /// Marks a packet dropped once, with a reason.
+  void drop(std::uint32_t id, DropReason reason) {
+    PacketInfo& p = packets[id];
+    if (p.dropped) return;
+    p.dropped = true;
+    ++stats.dropped[static_cast<int>(reason)];
+    ++stats.ts_dropped;
+    if (p.measured) --stats.measured_outstanding;
+  }
+};
+
+}  // namespace ftsim::hw

@@ -1,0 +1,164 @@
+#include "hw/network_interface.hpp"
+
+#include "hw/router.hpp"
+
+namespace ftsim::hw {
+
+NetworkInterface::NetworkInterface(sc_core::sc_module_name name, routing::NodeId node, NetworkContext& ctx,
+                                   int flit_bytes)
+    : sc_module(name), target("target"), deliver("deliver"), m_node(node), m_ctx(ctx), m_flit_bytes(flit_bytes) {
+  target.register_b_transport(this, &NetworkInterface::b_transport);
+  m_credits.assign(ctx.params.vcs, ctx.params.buffer_flits);
+  m_injection_vcs = ctx.relation->injection_vcs();
+}
+
+void NetworkInterface::bind(LinkDirection* to_router, LinkDirection* from_router, Router* router) {
+  m_to_router = to_router;
+  m_from_router = from_router;
+  m_router = router;
+}
+
+bool NetworkInterface::busy() const {
+  return !m_queue.empty() || m_cur_vc >= 0 || !m_to_router->credits.empty();
+}
+
+void NetworkInterface::fail() {
+  m_failed = true;
+  for (std::uint32_t id : m_queue) m_ctx.drop(id, DropReason::kSwitchFailure);
+  m_queue.clear();
+  if (m_cur_vc >= 0) m_ctx.drop(m_cur_packet, DropReason::kSwitchFailure);
+  m_cur_vc = -1;
+}
+
+bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now) {
+  if (m_failed) return false;
+  // Integrate the queue length up to now before it changes.
+  m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
+  m_last_integrated = now;
+  const std::uint32_t id = m_ctx.packets.allocate();
+  PacketInfo& p = m_ctx.packets[id];
+  p.header.src = m_node;
+  p.header.dst = dst;
+  p.length = static_cast<std::uint16_t>(flits);
+  p.create_cycle = now;
+  NetworkStats& s = m_ctx.stats;
+  ++s.created;
+  s.ts_flits_created += flits;
+  if (s.in_window(now)) {
+    p.measured = true;
+    s.window_flits_created += flits;
+    ++s.measured_outstanding;
+  }
+  m_queue.push_back(id);
+  if (m_queue.size() > m_queue_max) m_queue_max = m_queue.size();
+  m_router->wake();
+  return true;
+}
+
+void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+  const auto dst = gp.get_address();
+  if (dst >= static_cast<sc_dt::uint64>(m_ctx.topology->num_nodes())) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const unsigned bytes = gp.get_data_length();
+  const int flits = bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes);
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+  gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now) ? tlm::TLM_OK_RESPONSE
+                                                                                : tlm::TLM_GENERIC_ERROR_RESPONSE);
+}
+
+void NetworkInterface::tick(std::uint64_t now) {
+  if (m_failed) return;
+  while (m_to_router->credits.ready(now)) {
+    ++m_credits[m_to_router->credits.front().item];
+    m_to_router->credits.pop();
+  }
+  // Ejection: deliver a packet when its tail arrives.
+  while (m_from_router->flits.ready(now)) {
+    const Flit f = m_from_router->flits.front().item;
+    m_from_router->flits.pop();
+    PacketInfo& p = m_ctx.packets[f.packet];
+    if (p.dropped || !f.tail) continue;
+    NetworkStats& s = m_ctx.stats;
+    ++s.delivered;
+    s.ts_flits_delivered += p.length;
+    ++s.ts_packets_delivered;
+    const std::uint64_t lat = now - p.create_cycle;
+    s.ts_latency_sum += lat;
+    if (s.in_window(now)) s.window_flits_delivered += p.length;
+    const int hops = p.hops + (m_ctx.topology->is_direct() ? 0 : 2);
+    if (p.measured) {
+      --s.measured_outstanding;
+      s.latencies.push_back(static_cast<std::uint32_t>(lat));
+      s.network_latencies.push_back(static_cast<std::uint32_t>(now - p.inject_cycle));
+      s.hops_sum += hops;
+      ++s.hops_count;
+    }
+    m_out_ext.src = p.header.src;
+    m_out_ext.create_cycle = p.create_cycle;
+    m_out_ext.deliver_cycle = now;
+    m_out_ext.hops = hops;
+    m_out_ext.flits = p.length;
+    m_ctx.packets.release(f.packet);
+    m_out_gp.set_command(tlm::TLM_WRITE_COMMAND);
+    m_out_gp.set_address(static_cast<sc_dt::uint64>(m_node));
+    m_out_gp.set_data_ptr(nullptr);
+    m_out_gp.set_data_length(static_cast<unsigned>(m_out_ext.flits * m_flit_bytes));
+    m_out_gp.set_extension(&m_out_ext);
+    m_out_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    deliver->b_transport(m_out_gp, d);
+    m_out_gp.clear_extension(&m_out_ext);
+  }
+  // Source queue integral.
+  m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
+  m_last_integrated = now;
+  // Injection: one flit per cycle.
+  if (m_cur_vc >= 0 && m_ctx.packets[m_cur_packet].dropped) m_cur_vc = -1;
+  if (m_cur_vc < 0) {
+    if (m_queue.empty() || m_ctx.packets[m_queue.front()].create_cycle >= now) return;
+    const std::uint32_t id = m_queue.front();
+    const int len = m_ctx.packets[id].length;
+    const int vcs = static_cast<int>(m_credits.size());
+    for (int i = 0; i < vcs; ++i) {
+      const int v = (m_rr_vc + i) % vcs;
+      if (!(m_injection_vcs >> v & 1U)) continue;
+      const bool free = m_ctx.params.vct ? m_credits[v] >= len : m_credits[v] == m_ctx.params.buffer_flits;
+      if (!free) continue;
+      m_cur_vc = v;
+      m_rr_vc = (v + 1) % vcs;
+      m_cur_packet = id;
+      m_next_seq = 0;
+      m_queue.pop_front();
+      break;
+    }
+    if (m_cur_vc < 0) return;
+  }
+  if (m_to_router->failed) {  // node link failed (indirect networks)
+    m_ctx.drop(m_cur_packet, DropReason::kLinkFailure);
+    m_cur_vc = -1;
+    return;
+  }
+  if (m_credits[m_cur_vc] <= 0) return;
+  PacketInfo& p = m_ctx.packets[m_cur_packet];
+  Flit f;
+  f.packet = m_cur_packet;
+  f.seq = static_cast<std::uint16_t>(m_next_seq);
+  f.vc = static_cast<std::uint8_t>(m_cur_vc);
+  f.head = m_next_seq == 0;
+  f.tail = m_next_seq == p.length - 1;
+  f.valid = true;
+  if (f.head) {
+    p.inject_cycle = now;
+    ++m_ctx.stats.injected;
+  }
+  --m_credits[m_cur_vc];
+  m_to_router->flits.push(now + 1, f);
+  ++m_ctx.stats.flits_moved;
+  m_ctx.stats.last_move_cycle = now;
+  if (f.tail) m_cur_vc = -1;
+  else ++m_next_seq;
+}
+
+}  // namespace ftsim::hw

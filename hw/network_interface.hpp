@@ -1,0 +1,103 @@
+// Network interface: TLM-2.0 message target, unbounded source queue,
+// packetisation and injection, ejection and delivery through a TLM initiator.
+#pragma once
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "hw/channels.hpp"
+#include "hw/network_context.hpp"
+
+namespace ftsim::hw {
+
+class Router;
+
+/// Attached to delivered messages: who sent it and when.
+struct DeliveryExtension : tlm::tlm_extension<DeliveryExtension> {
+  routing::NodeId src = -1;
+  std::uint64_t create_cycle = 0;
+  std::uint64_t deliver_cycle = 0;
+  int hops = 0;
+  int flits = 0;
+  tlm::tlm_extension_base* clone() const override { return new DeliveryExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    *this = static_cast<const DeliveryExtension&>(e);
+  }
+};
+
+/// Network interface of one node. Messages arrive through `target`
+/// (b_transport with a tlm_generic_payload: address = destination node,
+/// data length = message bytes, packetised into ceil(bytes / flit_bytes)
+/// flits, at least 1). They wait in an unbounded source queue; its occupancy
+/// is integrated every cycle for statistics. A packet may be injected from the
+/// cycle after it was queued. Delivered packets leave through `deliver`
+/// (address = this node, a DeliveryExtension attached). The interface has no
+/// process of its own: its router ticks it.
+/// Errors: a destination outside 0..nodes-1 gets TLM_ADDRESS_ERROR_RESPONSE;
+/// a write to a failed node gets TLM_GENERIC_ERROR_RESPONSE.
+class NetworkInterface : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<NetworkInterface> target;
+  tlm_utils::simple_initiator_socket<NetworkInterface> deliver;
+
+  NetworkInterface(sc_core::sc_module_name name, routing::NodeId node, NetworkContext& ctx, int flit_bytes);
+
+  /// to_router: injection channel into the router's local input port;
+  /// from_router: ejection channel.
+  void bind(LinkDirection* to_router, LinkDirection* from_router, Router* router);
+  void tick(std::uint64_t now);
+  bool busy() const;
+  void fail();
+  void repair() {
+    m_failed = false;
+    m_credits.assign(m_credits.size(), m_ctx.params.buffer_flits);
+  }
+  bool failed() const { return m_failed; }
+  routing::NodeId node() const { return m_node; }
+
+  /// Source queue length now (packets), and its integral over cycles.
+  std::size_t source_queue_length() const { return m_queue.size(); }
+  std::uint64_t source_queue_integral() const { return m_queue_integral; }
+  std::size_t source_queue_max() const { return m_queue_max; }
+  /// Resynchronises the injection credits after a node-link repair:
+  /// credits = B - occupancy of the router's input VCs.
+  void resync_credits(const std::vector<int>& router_occupancy) {
+    for (std::size_t v = 0; v < m_credits.size(); ++v) m_credits[v] = m_ctx.params.buffer_flits - router_occupancy[v];
+  }
+  const std::deque<std::uint32_t>& source_queue() const { return m_queue; }
+  /// Packet being injected (some flits already sent), or -1.
+  long current_packet() const { return m_cur_vc >= 0 ? static_cast<long>(m_cur_packet) : -1; }
+  /// Enqueues a packet directly (used by b_transport). Returns false when the
+  /// node has failed.
+  bool enqueue(routing::NodeId dst, int flits, std::uint64_t now);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+  routing::NodeId m_node;
+  NetworkContext& m_ctx;
+  int m_flit_bytes;
+  Router* m_router = nullptr;
+  LinkDirection* m_to_router = nullptr;
+  LinkDirection* m_from_router = nullptr;
+  std::deque<std::uint32_t> m_queue;
+  std::vector<int> m_credits;
+  std::uint32_t m_injection_vcs = 0;
+  int m_cur_vc = -1;
+  std::uint32_t m_cur_packet = 0;
+  int m_next_seq = 0;
+  int m_rr_vc = 0;
+  std::uint64_t m_queue_integral = 0;
+  std::uint64_t m_last_integrated = 0;
+  std::size_t m_queue_max = 0;
+  bool m_failed = false;
+  tlm::tlm_generic_payload m_out_gp;
+  DeliveryExtension m_out_ext;
+};
+
+}  // namespace ftsim::hw

@@ -1,0 +1,393 @@
+#include "hw/router.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "hw/network_interface.hpp"
+
+namespace ftsim::hw {
+
+using routing::RouteCandidate;
+
+namespace {
+constexpr int kInfiniteCredits = INT_MAX / 4;
+}
+
+void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name) {
+  sc_core::sc_trace(tf, f.packet, name + ".packet");
+  sc_core::sc_trace(tf, f.seq, name + ".seq");
+  sc_core::sc_trace(tf, f.vc, name + ".vc");
+  sc_core::sc_trace(tf, f.head, name + ".head");
+  sc_core::sc_trace(tf, f.tail, name + ".tail");
+  sc_core::sc_trace(tf, f.valid, name + ".valid");
+}
+
+Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx)
+    : sc_module(name), clk("clk"), m_id(id), m_ctx(ctx), m_in(radix), m_out(radix), m_sa_request(radix, -1) {
+  const int vcs = ctx.params.vcs;
+  for (int p = 0; p < radix; ++p) {
+    m_in[p].vcs.resize(vcs);
+    m_out[p].vcs.resize(vcs);
+    m_out[p].rr_va.assign(vcs, 0);
+    for (auto& ov : m_out[p].vcs) ov.credits = ctx.params.buffer_flits;
+  }
+  SC_METHOD(tick);
+  sensitive << clk.pos();
+  dont_initialize();
+}
+
+void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejection) {
+  m_in[p].link = in;
+  m_out[p].link = out;
+  m_out[p].ejection = ejection;
+  m_out[p].connected = true;
+  if (in != nullptr) in->receiver = this;
+  if (out != nullptr) out->sender = this;
+  if (ejection)
+    for (auto& ov : m_out[p].vcs) ov.credits = kInfiniteCredits;
+}
+
+std::uint64_t Router::now() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+
+void Router::set_port_alive(int p, bool alive) {
+  if (alive) m_port_alive |= (1ULL << p);
+  else m_port_alive &= ~(1ULL << p);
+}
+
+void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy) {
+  OutputPort& op = m_out[p];
+  if (op.ejection) return;
+  for (std::size_t v = 0; v < op.vcs.size(); ++v) {
+    op.vcs[v].credits = m_ctx.params.buffer_flits - downstream_occupancy[v];
+    op.vcs[v].allocated = false;
+  }
+  wake();
+}
+
+void Router::fail() {
+  m_failed = true;
+  for (auto& ip : m_in) {
+    for (auto& iv : ip.vcs) {
+      for (std::size_t i = 0; i < iv.fifo.size(); ++i) m_ctx.drop(iv.fifo.at(i).item.packet, DropReason::kSwitchFailure);
+      iv.fifo.clear();
+      iv.occupancy = 0;
+      iv.state = InputVc::State::kIdle;
+    }
+  }
+  m_buffered = 0;
+  for (auto* ni : m_nis) ni->fail();
+  m_port_alive = 0;
+}
+
+void Router::repair() {
+  m_failed = false;
+  for (auto& op : m_out)
+    for (auto& ov : op.vcs) {
+      ov.allocated = false;
+      ov.credits = op.ejection ? kInfiniteCredits : m_ctx.params.buffer_flits;
+    }
+  for (auto* ni : m_nis) ni->repair();
+  m_port_alive = 0;
+  wake();
+}
+
+bool Router::has_work() const {
+  if (m_buffered > 0) return true;
+  for (std::size_t p = 0; p < m_in.size(); ++p) {
+    if (m_in[p].link != nullptr && !m_in[p].link->flits.empty()) return true;
+    const LinkDirection* out = m_out[p].link;
+    if (out != nullptr && (!out->credits.empty() || (m_out[p].ejection && !out->flits.empty()))) return true;
+  }
+  for (const auto* ni : m_nis)
+    if (ni->busy()) return true;
+  return false;
+}
+
+void Router::tick() {
+  if (m_failed) {
+    m_sleeping = true;
+    next_trigger(m_wake_event);
+    return;
+  }
+  const std::uint64_t c = now();
+  if (c == m_last_tick) return;  // woken twice in one cycle
+  m_last_tick = c;
+  if (m_ctx.trace_mode) {
+    for (auto& op : m_out) {
+      op.grant = -1;
+      op.last_flit.valid = false;
+      if (op.link != nullptr) op.link->bundle.req0 = op.link->bundle.req1 = false;
+    }
+  }
+  for (auto* ni : m_nis) ni->tick(c);
+  receive(c);
+  switch_allocation(c);
+  vc_allocation(c);
+  route_computation(c);
+  if (!m_ctx.trace_mode && !has_work()) {
+    m_sleeping = true;
+    next_trigger(m_wake_event);
+  }
+}
+
+void Router::send_credit(int in_port, int vc, std::uint64_t now) {
+  LinkDirection* l = m_in[in_port].link;
+  if (l == nullptr || l->failed) return;
+  l->credits.push(now + m_ctx.params.lat_credit, static_cast<std::uint8_t>(vc));
+  if (l->sender != nullptr) l->sender->wake();
+}
+
+void Router::discard_front(int p, int v, std::uint64_t now) {
+  InputVc& iv = m_in[p].vcs[v];
+  iv.fifo.pop();
+  --iv.occupancy;
+  --m_buffered;
+  send_credit(p, v, now);
+}
+
+void Router::receive(std::uint64_t c) {
+  const int depth = m_ctx.params.buffer_flits;
+  for (std::size_t p = 0; p < m_out.size(); ++p) {
+    LinkDirection* l = m_out[p].link;
+    if (l == nullptr || m_out[p].ejection) continue;
+    while (l->credits.ready(c)) {
+      OutputVc& ov = m_out[p].vcs[l->credits.front().item];
+      l->credits.pop();
+      if (++ov.credits > depth)
+        throw std::logic_error(fmt::format("credit overflow at {} output {} cycle {}: {} > {}", name(),
+                                           m_ctx.topology->port_name(m_id, static_cast<int>(p)), c, ov.credits,
+                                           depth));
+    }
+  }
+  for (std::size_t p = 0; p < m_in.size(); ++p) {
+    LinkDirection* l = m_in[p].link;
+    if (l == nullptr) continue;
+    while (l->flits.ready(c)) {
+      const auto& e = l->flits.front();
+      const Flit f = e.item;
+      const std::uint64_t arrival = e.ready;
+      l->flits.pop();
+      if (m_ctx.packets[f.packet].dropped) {
+        send_credit(static_cast<int>(p), f.vc, c);
+        continue;
+      }
+      InputVc& iv = m_in[p].vcs[f.vc];
+      if (static_cast<int>(iv.fifo.size()) >= depth)
+        throw std::logic_error(fmt::format("buffer overflow at {} input {} vc {} cycle {}", name(),
+                                           m_ctx.topology->port_name(m_id, static_cast<int>(p)), f.vc, c));
+      iv.fifo.push(arrival, f);
+      ++iv.occupancy;
+      ++m_buffered;
+    }
+  }
+}
+
+void Router::switch_allocation(std::uint64_t c) {
+  const int radix = static_cast<int>(m_in.size());
+  const int vcs = m_ctx.params.vcs;
+  std::uint64_t requested_outputs = 0;
+  for (int p = 0; p < radix; ++p) {
+    m_sa_request[p] = -1;
+    InputPort& ip = m_in[p];
+    for (int i = 0; i < vcs; ++i) {
+      const int v = (ip.rr_sa + i) % vcs;
+      const InputVc& iv = ip.vcs[v];
+      if (iv.state != InputVc::State::kActive || iv.ready > c || iv.fifo.empty()) continue;
+      if (m_ctx.packets[iv.packet].dropped) continue;
+      const OutputPort& op = m_out[iv.out_port];
+      if (op.vcs[iv.out_vc].credits <= 0 || (op.link != nullptr && op.link->bundle.stop)) continue;
+      m_sa_request[p] = v;
+      requested_outputs |= 1ULL << iv.out_port;
+      break;
+    }
+  }
+  if (requested_outputs == 0) return;
+  const auto& prm = m_ctx.params;
+  for (int o = 0; o < radix; ++o) {
+    if (!(requested_outputs >> o & 1U)) continue;
+    OutputPort& op = m_out[o];
+    int winner = -1;
+    for (int i = 0; i < radix; ++i) {
+      const int p = (op.rr_sa + i) % radix;
+      if (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o) {
+        winner = p;
+        break;
+      }
+    }
+    const int v = m_sa_request[winner];
+    InputPort& ip = m_in[winner];
+    InputVc& iv = ip.vcs[v];
+    Flit f = iv.fifo.front().item;
+    iv.fifo.pop();
+    --iv.occupancy;
+    --m_buffered;
+    send_credit(winner, v, c);
+    ip.rr_sa = (v + 1) % vcs;
+    op.rr_sa = (winner + 1) % radix;
+    op.grant = winner;
+    PacketInfo& pk = m_ctx.packets[f.packet];
+    if (op.link->failed) {
+      m_ctx.drop(f.packet, DropReason::kLinkFailure);
+    } else {
+      f.vc = static_cast<std::uint8_t>(iv.out_vc);
+      if (!op.ejection) --op.vcs[iv.out_vc].credits;
+      op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
+      if (op.link->receiver != nullptr) op.link->receiver->wake();
+      if (f.head && !op.ejection) ++pk.hops;
+      op.link->bundle.data = f.packet;
+      op.link->bundle.req0 = true;
+      op.link->bundle.req1 = f.head;
+      op.last_flit = f;
+      op.last_flit.valid = true;
+      ++m_ctx.stats.flits_moved;
+      m_ctx.stats.last_move_cycle = c;
+    }
+    if (f.tail || pk.dropped) {
+      op.vcs[iv.out_vc].allocated = false;
+      iv.state = InputVc::State::kIdle;
+    }
+  }
+}
+
+bool Router::output_vc_free(const OutputPort& op, int v, const RouteCandidate& cand, int len) const {
+  const OutputVc& ov = op.vcs[v];
+  if (ov.allocated) return false;
+  if (op.ejection) return true;
+  if (!m_ctx.params.vct) return ov.credits == m_ctx.params.buffer_flits;  // wormhole: atomic allocation
+  return ov.credits >= (cand.enters_ring ? 2 * m_ctx.max_packet_flits : len);
+}
+
+void Router::vc_allocation(std::uint64_t c) {
+  const int radix = static_cast<int>(m_in.size());
+  const int vcs = m_ctx.params.vcs;
+  m_va_requests.clear();
+  for (int p = 0; p < radix; ++p) {
+    for (int v = 0; v < vcs; ++v) {
+      InputVc& iv = m_in[p].vcs[v];
+      if (iv.state != InputVc::State::kVcAlloc || iv.ready > c) continue;
+      const int len = m_ctx.packets[iv.packet].length;
+      int best_port = -1;
+      int best_vc = -1;
+      int best_score = -1;
+      int best_prio = INT_MAX;
+      for (const RouteCandidate& cand : iv.route) {
+        if (cand.priority > best_prio) continue;
+        const OutputPort& op = m_out[cand.port];
+        if (!op.connected || !(m_port_alive >> cand.port & 1U)) continue;
+        for (int ov = 0; ov < vcs; ++ov) {
+          if (!(cand.vc_mask >> ov & 1U) || !output_vc_free(op, ov, cand, len)) continue;
+          const int score = op.vcs[ov].credits;
+          if (cand.priority < best_prio || score > best_score) {
+            best_prio = cand.priority;
+            best_score = score;
+            best_port = cand.port;
+            best_vc = ov;
+          }
+        }
+      }
+      if (best_port >= 0) m_va_requests.push_back(VaRequest{p, v, best_port, best_vc});
+    }
+  }
+  // Output-VC arbitration, round robin over the requesters' (port, vc) index.
+  const int n = radix * vcs;
+  for (std::size_t i = 0; i < m_va_requests.size(); ++i) {
+    const VaRequest& r = m_va_requests[i];
+    if (r.out_port < 0) continue;
+    OutputPort& op = m_out[r.out_port];
+    const int rr = op.rr_va[r.out_vc];
+    std::size_t win = i;
+    int win_dist = ((r.in_port * vcs + r.in_vc) - rr + n) % n;
+    for (std::size_t j = i + 1; j < m_va_requests.size(); ++j) {
+      const VaRequest& s = m_va_requests[j];
+      if (s.out_port != r.out_port || s.out_vc != r.out_vc) continue;
+      const int d = ((s.in_port * vcs + s.in_vc) - rr + n) % n;
+      if (d < win_dist) {
+        win = j;
+        win_dist = d;
+      }
+    }
+    const VaRequest w = m_va_requests[win];
+    for (std::size_t j = i; j < m_va_requests.size(); ++j)  // retire this output VC's requests
+      if (m_va_requests[j].out_port == w.out_port && m_va_requests[j].out_vc == w.out_vc && j != i)
+        m_va_requests[j].out_port = -1;
+    InputVc& iv = m_in[w.in_port].vcs[w.in_vc];
+    op.vcs[w.out_vc].allocated = true;
+    op.rr_va[w.out_vc] = (w.in_port * vcs + w.in_vc + 1) % n;
+    iv.state = InputVc::State::kActive;
+    iv.out_port = w.out_port;
+    iv.out_vc = w.out_vc;
+    iv.ready = c + m_ctx.params.lat_va;
+  }
+}
+
+void Router::route_computation(std::uint64_t c) {
+  const int radix = static_cast<int>(m_in.size());
+  const int vcs = m_ctx.params.vcs;
+  for (int p = 0; p < radix; ++p) {
+    for (int v = 0; v < vcs; ++v) {
+      InputVc& iv = m_in[p].vcs[v];
+      if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
+        if (iv.state == InputVc::State::kActive) m_out[iv.out_port].vcs[iv.out_vc].allocated = false;
+        iv.state = InputVc::State::kIdle;
+      }
+      while (iv.state == InputVc::State::kIdle && !iv.fifo.empty()) {
+        const Flit f = iv.fifo.front().item;
+        if (m_ctx.packets[f.packet].dropped) {
+          discard_front(p, v, c);
+          continue;
+        }
+        if (!f.head)
+          throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
+                                             name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
+        routing::RouteQuery q;
+        q.router = m_id;
+        q.in_port = p;
+        q.in_vc = v;
+        q.injected_here = m_out[p].ejection;
+        q.header = &m_ctx.packets[f.packet].header;
+        q.view.port_alive = m_port_alive;
+        if (!m_table.empty()) {
+          q.view.forwarding = m_table.data();
+          q.view.forwarding_size = m_table.size();
+        }
+        iv.route.clear();
+        m_ctx.relation->route(q, iv.route);
+        if (iv.route.size == 0) {
+          m_ctx.drop(f.packet, DropReason::kNoRoute);
+          discard_front(p, v, c);
+          continue;
+        }
+        iv.state = InputVc::State::kVcAlloc;
+        iv.packet = f.packet;
+        iv.ready = c + m_ctx.params.lat_rc;
+      }
+    }
+  }
+}
+
+void Router::trace(sc_core::sc_trace_file* tf) const {
+  const std::string base = name();
+  for (std::size_t p = 0; p < m_in.size(); ++p) {
+    if (!m_out[p].connected) continue;
+    const std::string pn = m_ctx.topology->port_name(m_id, static_cast<int>(p));
+    for (std::size_t v = 0; v < m_in[p].vcs.size(); ++v) {
+      const std::string vb = fmt::format("{}.input_{}.vc{}", base, pn, v);
+      sc_core::sc_trace(tf, m_in[p].vcs[v].occupancy, vb + ".occupancy");
+      sc_core::sc_trace(tf, reinterpret_cast<const unsigned char&>(m_in[p].vcs[v].state), vb + ".state");
+      sc_core::sc_trace(tf, m_out[p].vcs[v].credits, fmt::format("{}.output_{}.vc{}.credits", base, pn, v));
+      sc_core::sc_trace(tf, m_out[p].vcs[v].allocated, fmt::format("{}.output_{}.vc{}.allocated", base, pn, v));
+    }
+    const std::string ob = fmt::format("{}.output_{}", base, pn);
+    sc_core::sc_trace(tf, m_out[p].grant, ob + ".grant");
+    sc_trace(tf, m_out[p].last_flit, ob + ".flit");
+    if (const LinkDirection* l = m_out[p].link) {
+      sc_core::sc_trace(tf, l->bundle.data, ob + ".data");
+      sc_core::sc_trace(tf, l->bundle.req0, ob + ".req0");
+      sc_core::sc_trace(tf, l->bundle.req1, ob + ".req1");
+      sc_core::sc_trace(tf, l->bundle.stop, ob + ".stop");
+    }
+  }
+}
+
+}  // namespace ftsim::hw

@@ -1,0 +1,148 @@
+// Input-queued virtual-channel router: RC -> VA -> SA -> ST -> LT.
+#pragma once
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/channels.hpp"
+#include "hw/network_context.hpp"
+#include "tables/forwarding_table.hpp"
+
+namespace ftsim::hw {
+
+class NetworkInterface;
+
+/// One input VC: a FIFO of B flits and the state of the packet at its head.
+struct InputVc {
+  enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
+  DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
+  State state = State::kIdle;
+  std::uint64_t ready = 0;  ///< cycle from which the next stage may act
+  routing::RouteSet route;  ///< candidates from RC
+  int out_port = -1;
+  int out_vc = -1;
+  std::uint32_t packet = 0;
+  std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
+};
+
+/// Upstream view of one downstream VC.
+struct OutputVc {
+  int credits = 0;
+  bool allocated = false;  ///< held by a packet until its tail is sent
+};
+
+/// The router. The stages are modelled inside one clocked SC_METHOD that
+/// evaluates them in reverse pipeline order from registered state (see
+/// docs/architecture.md for why they are not separate processes). A router
+/// with nothing buffered and nothing arriving sleeps on an event until a
+/// neighbour or its network interface writes to it, so idle routers cost
+/// nothing.
+///
+/// Allocators are separable and input-first with round-robin arbiters. VC
+/// allocation: each waiting input VC picks one output VC among its candidates
+/// (lowest priority value first, then most credits, ties by round robin),
+/// then each output VC grants one requester round robin. Switch allocation:
+/// each input port picks one ready VC round robin, each output port grants one
+/// input round robin. Flow control is credit based; wormhole allocates a
+/// downstream VC only when it is empty (atomic allocation); VCT needs room for
+/// the whole packet, or for two packets when the move enters a bubble ring.
+class Router : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clk;
+
+  SC_HAS_PROCESS(Router);
+  /// id: topology router id; radix: ports. Throws ConfigError via the
+  /// network when params are out of range.
+  Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx);
+
+  /// Connects port p: `in` carries flits into this router, `out` carries flits
+  /// out of it. ejection: the port leads to a network interface (infinite sink).
+  void bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejection);
+  void attach_interface(NetworkInterface* ni) { m_nis.push_back(ni); }
+
+  /// Wakes a sleeping router (called by writers of its channels).
+  void wake() {
+    if (m_sleeping) {
+      m_sleeping = false;
+      m_wake_event.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  /// Fault handling. fail(): every flit in this router's buffers belongs to a
+  /// dropped packet (switch_failure) and the router stops.
+  void fail();
+  bool failed() const { return m_failed; }
+  /// Brings a failed router back (empty buffers, fresh credits, all ports
+  /// down until the network marks them alive after detection).
+  void repair();
+  /// Marks an output port usable or not for routing (after fault detection).
+  void set_port_alive(int p, bool alive);
+  /// Resynchronises credits of output port p after a link repair: credits =
+  /// B - downstream occupancy.
+  void resync_credits(int p, const std::vector<int>& downstream_occupancy);
+
+  /// Read-only inspection for the deadlock watchdog, tests and traces.
+  routing::RouterId id() const { return m_id; }
+  int radix() const { return static_cast<int>(m_in.size()); }
+  const InputVc& input_vc(int p, int v) const { return m_in[p].vcs[v]; }
+  const OutputVc& output_vc(int p, int v) const { return m_out[p].vcs[v]; }
+  int input_occupancy(int p, int v) const { return static_cast<int>(m_in[p].vcs[v].fifo.size()); }
+  int buffered_flits() const { return m_buffered; }
+  tables::ForwardingTable& forwarding_table() { return m_table; }
+  std::uint64_t port_alive_mask() const { return m_port_alive; }
+
+  /// Registers this router's waves under its hierarchical name: VC occupancy,
+  /// allocator grants and the last flit switched per output port.
+  void trace(sc_core::sc_trace_file* tf) const;
+
+ private:
+  struct InputPort {
+    LinkDirection* link = nullptr;
+    std::vector<InputVc> vcs;
+    int rr_sa = 0;  // input-side SA arbiter
+  };
+  struct OutputPort {
+    LinkDirection* link = nullptr;
+    std::vector<OutputVc> vcs;
+    bool ejection = false;
+    bool connected = false;
+    int rr_sa = 0;              // output-side SA arbiter
+    int grant = -1;             // traced: input port granted this cycle
+    Flit last_flit;             // traced
+    std::vector<int> rr_va;     // per output VC arbiter
+  };
+
+  void tick();
+  std::uint64_t now() const;
+  void receive(std::uint64_t now);
+  void switch_allocation(std::uint64_t now);
+  void vc_allocation(std::uint64_t now);
+  void route_computation(std::uint64_t now);
+  bool output_vc_free(const OutputPort& op, int v, const routing::RouteCandidate& c, int len) const;
+  void send_credit(int in_port, int vc, std::uint64_t now);
+  void discard_front(int p, int v, std::uint64_t now);
+  bool has_work() const;
+
+  routing::RouterId m_id;
+  NetworkContext& m_ctx;
+  std::vector<InputPort> m_in;
+  std::vector<OutputPort> m_out;
+  std::vector<NetworkInterface*> m_nis;
+  tables::ForwardingTable m_table;
+  std::uint64_t m_port_alive = ~0ULL;
+  std::uint64_t m_last_tick = ~0ULL;
+  int m_buffered = 0;
+  bool m_sleeping = false;
+  bool m_failed = false;
+  sc_core::sc_event m_wake_event;
+  // Scratch for the allocators (no allocation per cycle).
+  std::vector<int> m_sa_request;  // per input port: chosen VC or -1
+  struct VaRequest {
+    int in_port, in_vc, out_port, out_vc;
+  };
+  std::vector<VaRequest> m_va_requests;
+};
+
+}  // namespace ftsim::hw

@@ -1,0 +1,31 @@
+#include <fmt/format.h>
+
+#include "routing_logic/dor.hpp"
+#include "routing_logic/duato.hpp"
+#include "routing_logic/mikant_shortest.hpp"
+#include "routing_logic/updown.hpp"
+
+namespace ftsim::routing {
+
+std::vector<std::pair<std::string, std::string>> routing_names() {
+  return {
+      {"dor", "dimension-order routing; mesh: any VC; torus: bubble flow control (VCT)"},
+      {"dor-dateline", "dimension-order routing on a torus with dateline VC classes (>= 2 VCs)"},
+      {"duato", "Duato fully adaptive minimal; escape VC 0 = DOR (bubble on tori); >= 2 VCs"},
+      {"updown", "k-ary n-tree: adaptive up to a least common ancestor, deterministic down"},
+      {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
+  };
+}
+
+std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
+  if (name == "dor") return std::make_unique<DorRouting>(DorRouting::Mode::kBubble);
+  if (name == "dor-dateline") return std::make_unique<DorRouting>(DorRouting::Mode::kDateline);
+  if (name == "duato") return std::make_unique<DuatoRouting>();
+  if (name == "updown") return std::make_unique<UpDownRouting>();
+  if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();
+  std::string known;
+  for (const auto& [n, d] : routing_names()) known += (known.empty() ? "" : ", ") + n;
+  throw ConfigError(fmt::format("routing '{}' is unknown; allowed: {}", name, known));
+}
+
+}  // namespace ftsim::routing

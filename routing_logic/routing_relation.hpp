@@ -1,0 +1,127 @@
+// Routing relation interface: given where a packet is and its header, the
+// allowed (output port, VC set) candidates. Pure C++.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "routing_logic/topology.hpp"
+
+namespace ftsim::routing {
+
+/// The part of a packet header that routing reads. `state` holds per-mechanism
+/// bits (misroute counters, saved switch digits, layer numbers); relations that
+/// keep no state leave it zero. Comparable and hashable so that the CDG
+/// builder can enumerate reachable (channel, header) states.
+struct PacketHeader {
+  NodeId src = kNone;
+  NodeId dst = kNone;
+  std::array<std::uint8_t, 8> state{};
+  bool operator==(const PacketHeader& o) const { return src == o.src && dst == o.dst && state == o.state; }
+};
+
+/// One allowed output: a port and the set of VCs (bit v = VC v) of the
+/// downstream input queue that the packet may take.
+struct RouteCandidate {
+  PortId port = kNone;
+  std::uint32_t vc_mask = 0;
+  /// 0 is preferred. The selection function tries lower values first, so a
+  /// relation puts adaptive candidates at 0 and escape/safe ones at 1.
+  std::uint8_t priority = 0;
+  /// Bubble flow control: moving into this VC enters a ring (injection, from an
+  /// adaptive VC, or from another dimension's ring), so the downstream queue
+  /// must have room for two packets, not one.
+  bool enters_ring = false;
+};
+
+/// Fixed-capacity list of candidates (no allocation on the hot path).
+struct RouteSet {
+  static constexpr int kMax = 32;
+  std::array<RouteCandidate, kMax> items;
+  int size = 0;
+  void clear() { size = 0; }
+  void add(const RouteCandidate& c) {
+    if (size < kMax) items[size++] = c;
+  }
+  const RouteCandidate* begin() const { return items.data(); }
+  const RouteCandidate* end() const { return items.data() + size; }
+};
+
+/// Read-only view of a router's local state passed to a relation.
+struct RouterView {
+  /// Bit p set when output port p is usable (link alive and fault detected
+  /// otherwise). Routers have at most 64 ports.
+  std::uint64_t port_alive = ~0ULL;
+  /// Optional destination-indexed forwarding table (output port per node, or
+  /// kNone); relations that are table-driven read it when present.
+  const std::int32_t* forwarding = nullptr;
+  int forwarding_size = 0;
+};
+
+/// Where the packet is: router, input port, input VC (the VC it occupies at
+/// this router). At injection in_port is the node's port and in_vc is the VC
+/// the network interface chose.
+struct RouteQuery {
+  RouterId router = kNone;
+  PortId in_port = kNone;
+  VcId in_vc = 0;
+  bool injected_here = false;  ///< true when the packet comes from this router's node
+  const PacketHeader* header = nullptr;
+  RouterView view;
+};
+
+/// VC class of a VC as seen by a relation.
+enum class VcClass : std::uint8_t { kAdaptive, kEscape };
+
+/// A routing relation R: (router, in port, in VC, header) -> candidates. It is
+/// configured once per network with the topology and the VC count and then is
+/// immutable and shared by all routers (per-router state lives in the
+/// RouterView). Source for the general model: Duato's theory of routing
+/// relations as used by all five papers.
+class RoutingRelation {
+ public:
+  virtual ~RoutingRelation() = default;
+  virtual std::string name() const = 0;
+  /// Fewest VCs this relation needs.
+  virtual int min_vcs() const { return 1; }
+  /// True when the relation relies on bubble flow control (needs VCT and
+  /// queues of at least two packets).
+  virtual bool needs_bubble() const { return false; }
+  virtual VcClass vc_class(VcId /*vc*/) const { return VcClass::kAdaptive; }
+  /// VCs the network interface may inject into (bit mask).
+  virtual std::uint32_t injection_vcs() const { return m_all_vcs; }
+  /// Fills `out` with candidates. An empty set means "no route" (the router
+  /// drops the packet with reason no_route). Ejection to the destination node
+  /// is a candidate on the node's port with vc_mask 1.
+  virtual void route(const RouteQuery& q, RouteSet& out) const = 0;
+  /// Called when the packet leaves on (port, vc); relations with header state
+  /// update it here. Default: nothing.
+  virtual void on_hop(PacketHeader& /*h*/, RouterId /*r*/, PortId /*port*/, VcId /*vc*/) const {}
+
+  const Topology& topology() const { return *m_topo; }
+  int vcs() const { return m_vcs; }
+
+  /// Binds the relation to a topology and a VC count. Throws ConfigError when
+  /// the topology kind is wrong or vcs < min_vcs() or vcs > 16.
+  void configure(const Topology& topo, int vcs);
+
+ protected:
+  virtual void check_topology(const Topology& topo) const = 0;
+  virtual void on_configure() {}
+  std::uint32_t all_vcs() const { return m_all_vcs; }
+
+ private:
+  const Topology* m_topo = nullptr;
+  int m_vcs = 0;
+  std::uint32_t m_all_vcs = 0;
+};
+
+/// Registry of routing relations by name ("dor", "dor-dateline", "duato",
+/// "updown", "mikant-shortest"). Throws ConfigError for an unknown name, listing
+/// the known ones.
+std::unique_ptr<RoutingRelation> make_routing(const std::string& name);
+std::vector<std::pair<std::string, std::string>> routing_names();
+
+}  // namespace ftsim::routing

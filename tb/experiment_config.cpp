@@ -1,0 +1,297 @@
+#include "tb/experiment_config.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "routing_logic/types.hpp"
+
+namespace ftsim::tb {
+
+using routing::ConfigError;
+
+std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
+  return {
+      {"uniform", "uniform random over the other live nodes (self excluded)"},
+      {"hotspot", "traffic.hotspot_fraction of packets to traffic.hotspot_nodes, the rest uniform"},
+      {"transpose", "swap the upper and lower halves of the node-id bits (2^2b nodes)"},
+      {"bit-complement", "complement every node-id bit (2^b nodes)"},
+      {"bit-reversal", "reverse the node-id bits (2^b nodes)"},
+      {"shuffle", "rotate the node-id bits left by one (2^b nodes)"},
+      {"tornado", "each coordinate + ceil(k/2)-1 mod k (mesh/torus), node id + ceil(N/2)-1 otherwise"},
+      {"neighbor", "nearest neighbour: coordinate 0 + 1 mod k (mesh/torus), node id + 1 otherwise"},
+  };
+}
+
+namespace {
+
+struct Ctx {
+  std::string origin;
+  std::string key(const std::string& k) const { return fmt::format("{}: key '{}'", origin, k); }
+};
+
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  std::ostringstream os;
+  os << n;
+  return os.str();
+}
+
+template <typename T>
+T get_num(const Ctx& c, const YAML::Node& n, const std::string& key, T lo, T hi) {
+  T v{};
+  try {
+    if (!n.IsScalar()) throw YAML::BadConversion(n.Mark());
+    v = n.as<T>();
+  } catch (const YAML::Exception&) {
+    throw ConfigError(fmt::format("{} = '{}' is not a number; allowed {}..{}", c.key(key), scalar_text(n), lo, hi));
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(v))
+      throw ConfigError(fmt::format("{} = '{}' is not a finite number", c.key(key), scalar_text(n)));
+  }
+  if (v < lo || v > hi)
+    throw ConfigError(fmt::format("{} = {} out of range: allowed {}..{}", c.key(key), scalar_text(n), lo, hi));
+  return v;
+}
+
+bool get_bool(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  try {
+    return n.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw ConfigError(fmt::format("{} = '{}' is not a boolean (true/false)", c.key(key), scalar_text(n)));
+  }
+}
+
+std::string get_str(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) throw ConfigError(fmt::format("{} must be a string", c.key(key)));
+  return n.Scalar();
+}
+
+void check_map(const Ctx& c, const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {
+  if (!n.IsMap())
+    throw ConfigError(where.empty() ? fmt::format("{}: the document must be a mapping of keys", c.origin)
+                                    : fmt::format("{} must be a mapping", c.key(where)));
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    if (allowed.count(k) == 0) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      const std::string full = where.empty() ? k : where + "." + k;
+      throw ConfigError(fmt::format("{}: unknown key '{}'; allowed here: {}", c.origin, full, list));
+    }
+  }
+}
+
+FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
+  const std::string where = fmt::format("faults.schedule[{}]", i);
+  check_map(c, n, where, {"link", "link_id", "switch", "node", "at", "repair"});
+  FaultSpec f;
+  int kinds = 0;
+  if (n["link"]) {
+    f.link = get_str(c, n["link"], where + ".link");
+    ++kinds;
+  }
+  if (n["link_id"]) {
+    f.link = "#" + std::to_string(get_num<long>(c, n["link_id"], where + ".link_id", 0, 1L << 30));
+    ++kinds;
+  }
+  for (const char* k : {"switch", "node"})
+    if (n[k]) {
+      f.router = get_str(c, n[k], where + "." + k);
+      ++kinds;
+    }
+  if (kinds != 1)
+    throw ConfigError(fmt::format("{}: a fault names exactly one of link, link_id, switch, node", c.key(where)));
+  if (n["at"]) f.at = get_num<std::int64_t>(c, n["at"], where + ".at", 0, std::int64_t{1} << 50);
+  if (n["repair"]) {
+    f.repair = get_num<std::int64_t>(c, n["repair"], where + ".repair", 0, std::int64_t{1} << 50);
+    if (f.repair <= f.at)
+      throw ConfigError(fmt::format("{}.repair = {} must be later than at = {}", c.key(where), f.repair, f.at));
+  }
+  return f;
+}
+
+ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
+  ExperimentConfig cfg;
+  cfg.source = root;
+  check_map(c, root, "", {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults"});
+  if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
+  if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
+
+  if (const YAML::Node r = root["router"]) {
+    check_map(c, r, "router", {"vcs", "buffer_flits", "flow_control", "latency"});
+    auto& p = cfg.router;
+    if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
+    if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
+    if (r["flow_control"]) {
+      const std::string fc = get_str(c, r["flow_control"], "router.flow_control");
+      if (fc == "wormhole") p.vct = false;
+      else if (fc == "vct") p.vct = true;
+      else throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
+    }
+    if (const YAML::Node l = r["latency"]) {
+      check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
+      const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc}, {"va", &p.lat_va},     {"sa", &p.lat_sa},
+                                                     {"st", &p.lat_st}, {"link", &p.lat_link}, {"credit", &p.lat_credit}};
+      for (const auto& [k, dst] : fields)
+        if (l[k]) *dst = get_num<int>(c, l[k], std::string("router.latency.") + k, 1, 1000);
+    }
+  }
+
+  if (const YAML::Node t = root["traffic"]) {
+    check_map(c, t, "traffic",
+              {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
+               "hotspot_fraction", "flit_bytes"});
+    auto& s = cfg.traffic;
+    if (t["pattern"]) {
+      s.pattern = get_str(c, t["pattern"], "traffic.pattern");
+      bool ok = false;
+      std::string list;
+      for (const auto& [n, d] : traffic_pattern_names()) {
+        ok |= n == s.pattern;
+        list += (list.empty() ? "" : ", ") + n;
+      }
+      if (!ok) throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
+    }
+    if (t["load"]) {
+      s.load = get_num<double>(c, t["load"], "traffic.load", 0.0, 1.0);
+      if (s.load <= 0.0)
+        throw ConfigError(fmt::format("{} = {} out of range: allowed (0, 1] flits/node/cycle", c.key("traffic.load"),
+                                      s.load));
+    }
+    if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
+    if (t["packet_flits_long"])
+      s.packet_flits_long = get_num<int>(c, t["packet_flits_long"], "traffic.packet_flits_long", 1, 4096);
+    if (t["long_fraction"]) s.long_fraction = get_num<double>(c, t["long_fraction"], "traffic.long_fraction", 0.0, 1.0);
+    if (t["hotspot_fraction"])
+      s.hotspot_fraction = get_num<double>(c, t["hotspot_fraction"], "traffic.hotspot_fraction", 0.0, 1.0);
+    if (t["flit_bytes"]) s.flit_bytes = get_num<int>(c, t["flit_bytes"], "traffic.flit_bytes", 1, 1 << 16);
+    if (const YAML::Node h = t["hotspot_nodes"]) {
+      if (!h.IsSequence() || h.size() == 0)
+        throw ConfigError(fmt::format("{} must be a non-empty list of node ids", c.key("traffic.hotspot_nodes")));
+      s.hotspot_nodes.clear();
+      for (std::size_t i = 0; i < h.size(); ++i)
+        s.hotspot_nodes.push_back(get_num<int>(c, h[i], fmt::format("traffic.hotspot_nodes[{}]", i), 0, 1 << 22));
+    }
+  }
+
+  if (const YAML::Node s = root["sim"]) {
+    check_map(c, s, "sim",
+              {"warmup_cycles", "measure_cycles", "max_drain_cycles", "seed", "window_cycles", "watchdog_cycles",
+               "deadlock_is_outcome", "period_ns"});
+    auto& m = cfg.sim;
+    constexpr std::int64_t kMax = std::int64_t{1} << 40;
+    if (s["warmup_cycles"]) m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
+    if (s["measure_cycles"])
+      m.measure_cycles = get_num<std::int64_t>(c, s["measure_cycles"], "sim.measure_cycles", 1, kMax);
+    if (s["max_drain_cycles"])
+      m.max_drain_cycles = get_num<std::int64_t>(c, s["max_drain_cycles"], "sim.max_drain_cycles", 0, kMax);
+    if (s["seed"]) m.seed = get_num<std::uint64_t>(c, s["seed"], "sim.seed", 0, ~std::uint64_t{0});
+    if (s["window_cycles"]) m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
+    if (s["watchdog_cycles"])
+      m.watchdog_cycles = get_num<std::int64_t>(c, s["watchdog_cycles"], "sim.watchdog_cycles", 10, kMax);
+    if (s["deadlock_is_outcome"]) m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
+    if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
+  }
+
+  if (const YAML::Node f = root["faults"]) {
+    YAML::Node schedule;
+    if (f.IsSequence()) {
+      schedule = f;
+    } else if (f.IsMap()) {
+      check_map(c, f, "faults", {"schedule", "random_links", "random_seed", "random_at", "detection_delay"});
+      schedule = f["schedule"];
+      auto& fs = cfg.faults;
+      if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
+      if (f["random_seed"]) fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
+      if (f["random_at"]) fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
+      if (f["detection_delay"])
+        fs.detection_delay = get_num<std::int64_t>(c, f["detection_delay"], "faults.detection_delay", 0, 1 << 30);
+    } else if (!f.IsNull()) {
+      throw ConfigError(fmt::format("{} must be a list of faults or a mapping", c.key("faults")));
+    }
+    if (schedule && !schedule.IsNull()) {
+      if (!schedule.IsSequence()) throw ConfigError(fmt::format("{} must be a list", c.key("faults.schedule")));
+      for (std::size_t i = 0; i < schedule.size(); ++i) cfg.faults.schedule.push_back(parse_fault(c, schedule[i], i));
+    }
+  }
+
+  // Cross-field checks.
+  const auto& tr = cfg.traffic;
+  const auto& rp = cfg.router;
+  if (rp.vct && rp.buffer_flits < tr.max_packet_flits())
+    throw ConfigError(fmt::format(
+        "{}: router.buffer_flits = {} is smaller than the longest packet ({} flits); virtual cut-through needs a "
+        "whole packet per VC: allowed {}..4096",
+        c.origin, rp.buffer_flits, tr.max_packet_flits(), tr.max_packet_flits()));
+  if (cfg.sim.window_cycles > cfg.sim.measure_cycles + cfg.sim.warmup_cycles)
+    cfg.sim.window_cycles = cfg.sim.measure_cycles + cfg.sim.warmup_cycles;
+  return cfg;
+}
+
+}  // namespace
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError(fmt::format("--set '{}': expected dotted.key=value", assignment));
+  const std::string path = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  std::vector<std::string> keys;
+  std::stringstream ss(path);
+  std::string k;
+  while (std::getline(ss, k, '.')) {
+    if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in '{}'", assignment, path));
+    keys.push_back(k);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
+  }
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  YAML::Node node = root;
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    YAML::Node child = node[keys[i]];
+    if (child.IsSequence() && keys[i] == "faults") {  // "faults: [..]" becomes "faults: {schedule: [..]}"
+      YAML::Node wrapped(YAML::NodeType::Map);
+      wrapped["schedule"] = YAML::Clone(child);
+      node[keys[i]] = wrapped;
+    } else if (!child || child.IsNull()) {
+      node[keys[i]] = YAML::Node(YAML::NodeType::Map);
+    } else if (!child.IsMap()) {
+      throw ConfigError(fmt::format("--set '{}': '{}' is not a mapping", assignment, keys[i]));
+    }
+    node.reset(node[keys[i]]);
+  }
+  node[keys.back()] = value;
+}
+
+ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                                  const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  for (const auto& o : overrides) apply_override(root, o);
+  return parse_root(root, Ctx{origin});
+}
+
+ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("cannot read experiment file '{}'", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_experiment(buf.str(), overrides, path);
+}
+
+}  // namespace ftsim::tb

@@ -1,0 +1,82 @@
+// Experiment description (YAML), validated into typed fields.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/network_context.hpp"
+
+namespace ftsim::tb {
+
+/// One scheduled fault. Exactly one of link/switch is set. Cycles are
+/// simulation cycles; repair < 0 means permanent.
+struct FaultSpec {
+  std::string link;    ///< native label or plain id ("#12" or "12")
+  std::string router;  ///< switch/node label
+  std::int64_t at = 0;
+  std::int64_t repair = -1;
+};
+
+struct TrafficSpec {
+  std::string pattern = "uniform";
+  double load = 0.1;          ///< offered load, flits/node/cycle, (0, 1]
+  int packet_flits = 4;       ///< length of every packet, or of short packets when bimodal
+  int packet_flits_long = 0;  ///< > 0 selects bimodal lengths
+  double long_fraction = 0.5; ///< fraction of long packets (bimodal), [0, 1]
+  std::vector<int> hotspot_nodes{0};
+  double hotspot_fraction = 0.2;  ///< share of packets sent to the hotspots, [0, 1]
+  int flit_bytes = 16;            ///< bytes per flit on the TLM side
+  double mean_packet_flits() const {
+    return packet_flits_long > 0 ? (1 - long_fraction) * packet_flits + long_fraction * packet_flits_long
+                                 : packet_flits;
+  }
+  int max_packet_flits() const { return packet_flits_long > packet_flits ? packet_flits_long : packet_flits; }
+};
+
+struct SimSpec {
+  std::int64_t warmup_cycles = 1000;
+  std::int64_t measure_cycles = 10000;
+  std::int64_t max_drain_cycles = 50000;
+  std::uint64_t seed = 1;
+  std::int64_t window_cycles = 1000;     ///< time-series interval
+  std::int64_t watchdog_cycles = 5000;   ///< deadlock watchdog W
+  bool deadlock_is_outcome = false;      ///< record deadlock instead of failing
+  double period_ns = 1.0;                ///< clock period, only for VCD time stamps
+};
+
+struct FaultsSpec {
+  std::vector<FaultSpec> schedule;
+  int random_links = 0;
+  std::uint64_t random_seed = 1;
+  std::int64_t random_at = 0;
+  std::int64_t detection_delay = 10;  ///< cycles from a fault to its detection at both ends
+};
+
+struct ExperimentConfig {
+  std::string topology = "mesh:8x8";
+  std::string routing = "dor";
+  hw::RouterParams router;
+  TrafficSpec traffic;
+  SimSpec sim;
+  FaultsSpec faults;
+  YAML::Node source;  ///< the document after --set overrides, for the record
+};
+
+/// Loads a YAML file, applies "dotted.key=value" overrides (value parsed as
+/// YAML), checks every key and range, and returns the typed config. Throws
+/// routing::ConfigError with one message naming the key, the value and what is
+/// allowed. Topology, routing and fault names are checked later, when the
+/// network is built.
+ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides);
+/// Same, from YAML text (tests).
+ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                                  const std::string& origin = "<string>");
+/// Applies one override "a.b.c=value" to a document. Throws ConfigError.
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+/// The traffic pattern names.
+std::vector<std::pair<std::string, std::string>> traffic_pattern_names();
+
+}  // namespace ftsim::tb

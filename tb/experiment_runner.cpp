@@ -1,0 +1,293 @@
+#include "tb/experiment_runner.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "tb/fault_injector.hpp"
+#include "tb/network.hpp"
+
+namespace ftsim::tb {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Periodic supervisor: time series, progress, deadlock watchdog, end of run.
+class Monitor : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Monitor);
+  Monitor(sc_core::sc_module_name name, Network& net, const ExperimentConfig& cfg, bool quiet)
+      : sc_module(name), m_net(net), m_cfg(cfg), m_quiet(quiet), m_start(Clock::now()), m_last_print(m_start) {
+    m_interval = std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles,
+                                                                   cfg.sim.watchdog_cycles / 4}));
+    SC_METHOD(check);
+  }
+
+  bool deadlock = false;
+  std::uint64_t deadlock_cycle = 0;
+  std::uint64_t end_cycle = 0;
+  bool drained = false;
+  std::vector<std::string> blocked;
+  std::vector<std::string> chain;
+  std::string csv;
+
+ private:
+  void check() {
+    const std::uint64_t c = m_net.cycle();
+    auto& s = m_net.context().stats;
+    const auto win = static_cast<std::uint64_t>(m_cfg.sim.window_cycles);
+    if (c > 0 && c % win == 0) emit_row(c);
+    if (!m_quiet) {
+      const auto now = Clock::now();
+      if (now - m_last_print > std::chrono::seconds(2)) {
+        const double secs = std::chrono::duration<double>(now - m_start).count();
+        std::fprintf(stderr, "ftsim: cycle %llu of %lld (%.0f cycles/s)\n", static_cast<unsigned long long>(c),
+                     static_cast<long long>(s.window_end), static_cast<double>(c) / std::max(secs, 1e-9));
+        m_last_print = now;
+      }
+    }
+    // Deadlock watchdog: nothing moved for W cycles while flits are buffered.
+    const auto w = static_cast<std::uint64_t>(m_cfg.sim.watchdog_cycles);
+    if (c >= s.last_move_cycle + w && m_net.buffered_flits() > 0) {
+      deadlock = true;
+      deadlock_cycle = s.last_move_cycle;
+      blocked = m_net.blocked_vcs(64);
+      chain = m_net.wait_for_chain();
+      finish(c);
+      return;
+    }
+    if (c >= s.window_end && (s.measured_outstanding == 0 ||
+                              c >= s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles))) {
+      drained = s.measured_outstanding == 0;
+      finish(c);
+      return;
+    }
+    next_trigger(m_net.clk.period() * static_cast<double>(m_interval));
+  }
+
+  void finish(std::uint64_t c) {
+    end_cycle = c;
+    if (c % static_cast<std::uint64_t>(m_cfg.sim.window_cycles) != 0) emit_row(c);
+    sc_core::sc_stop();
+  }
+
+  void emit_row(std::uint64_t c) {
+    auto& s = m_net.context().stats;
+    const double span = static_cast<double>(c - m_last_row);
+    const double nodes = m_net.topology().num_nodes();
+    std::size_t queued = 0;
+    for (const auto& ni : m_net.interfaces) queued += ni.source_queue_length();
+    const double mean_lat =
+        s.ts_packets_delivered ? static_cast<double>(s.ts_latency_sum) / static_cast<double>(s.ts_packets_delivered) : 0.0;
+    csv += fmt::format("{},{},{:.6f},{:.6f},{},{:.3f},{},{},{}\n", m_last_row, c,
+                       static_cast<double>(s.ts_flits_created) / (nodes * span),
+                       static_cast<double>(s.ts_flits_delivered) / (nodes * span), s.ts_packets_delivered, mean_lat,
+                       s.ts_dropped, queued, m_net.buffered_flits());
+    s.ts_flits_created = s.ts_flits_delivered = s.ts_packets_delivered = s.ts_latency_sum = s.ts_dropped = 0;
+    m_last_row = c;
+  }
+
+  Network& m_net;
+  const ExperimentConfig& m_cfg;
+  bool m_quiet;
+  std::int64_t m_interval;
+  Clock::time_point m_start;
+  Clock::time_point m_last_print;
+  std::uint64_t m_last_row = 0;
+};
+
+nlohmann::json percentiles(std::vector<std::uint32_t> v) {
+  nlohmann::json j;
+  if (v.empty()) {
+    j["mean"] = nullptr;
+    j["p50"] = nullptr;
+    j["p99"] = nullptr;
+    j["max"] = nullptr;
+    j["count"] = 0;
+    return j;
+  }
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (auto x : v) sum += x;
+  auto pct = [&](double p) {
+    const std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+    return v[std::min(idx, v.size() - 1)];
+  };
+  j["mean"] = sum / static_cast<double>(v.size());
+  j["p50"] = pct(0.50);
+  j["p99"] = pct(0.99);
+  j["max"] = v.back();
+  j["count"] = v.size();
+  return j;
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : n) j[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& e : n) j.push_back(yaml_to_json(e));
+      return j;
+    }
+    case YAML::NodeType::Scalar: return n.Scalar();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
+  const auto wall_start = Clock::now();
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  Network net("net", cfg);
+  std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults);
+  net.update_traffic_components(permanent_faults([&] {
+    std::vector<ResolvedFault> at0;
+    for (const auto& f : faults)
+      if (f.at == 0) at0.push_back(f);
+    return at0;
+  }()));
+  FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
+  Monitor monitor("monitor", net, cfg, opts.quiet);
+
+  const sc_core::sc_time period = net.clk.period();
+  sc_core::sc_trace_file* tf = nullptr;
+  auto open_trace = [&] {
+    std::string base = opts.vcd_path;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
+    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    tf->set_time_unit(cfg.sim.period_ns, sc_core::SC_NS);
+    net.trace(tf);
+    net.context().trace_mode = true;
+    for (auto& r : net.routers) r.wake();
+  };
+  auto running = [] { return sc_core::sc_get_status() != sc_core::SC_STOPPED; };
+  if (!opts.vcd_path.empty()) {
+    if (opts.trace_from > 0) sc_core::sc_start(period * static_cast<double>(opts.trace_from));
+    if (running()) {
+      open_trace();
+      if (opts.trace_to >= 0) {
+        const std::int64_t len = std::max<std::int64_t>(1, opts.trace_to - opts.trace_from + 1);
+        sc_core::sc_start(period * static_cast<double>(len));
+        sc_core::sc_close_vcd_trace_file(tf);
+        tf = nullptr;
+        net.context().trace_mode = false;
+      }
+    }
+  }
+  if (running()) sc_core::sc_start();
+  if (tf != nullptr) sc_core::sc_close_vcd_trace_file(tf);
+  const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
+
+  hw::NetworkContext& ctx = net.context();
+  const hw::NetworkStats& s = ctx.stats;
+  const auto inflight = net.scan_in_flight();
+  const std::uint64_t dropped = s.dropped_total();
+  const std::uint64_t in_flight = inflight.in_network + inflight.source_queued;
+  const bool conserved = s.created == s.delivered + dropped + in_flight;
+
+  const routing::Topology& topo = net.topology();
+  const routing::FaultSet perm = permanent_faults(faults);
+  const auto comp = routing::node_components(topo, perm);
+  const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
+  const double measure = static_cast<double>(cfg.sim.measure_cycles);
+  const std::uint64_t cycles = monitor.end_cycle;
+
+  nlohmann::json j;
+  j["experiment"] = opts.experiment_name;
+  j["topology"] = topo.spec();
+  j["routing"] = cfg.routing;
+  j["flow_control"] = cfg.router.vct ? "vct" : "wormhole";
+  j["cycles"] = cycles;
+  j["nodes"] = topo.num_nodes();
+  j["routers"] = topo.num_routers();
+  j["links"] = topo.num_links();
+  j["live_nodes"] = live_nodes;
+  j["offered_load"] = static_cast<double>(s.window_flits_created) / (live_nodes * measure);
+  j["accepted_load"] = static_cast<double>(s.window_flits_delivered) / (live_nodes * measure);
+  j["latency_cycles"] = percentiles(s.latencies);
+  j["network_latency_cycles"] = percentiles(s.network_latencies);
+  j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;
+  j["zero_load_latency_model_cycles"] =
+      2.0 + (j["mean_hops"].get<double>() + 1.0) * cfg.router.hop_latency() + (cfg.traffic.mean_packet_flits() - 1.0);
+  j["packets"] = {{"injected", s.created},
+                  {"delivered", s.delivered},
+                  {"dropped", dropped},
+                  {"in_flight", in_flight},
+                  {"in_network", inflight.in_network},
+                  {"source_queued", inflight.source_queued},
+                  {"entered_network", s.injected},
+                  {"measured", s.latencies.size() + s.measured_outstanding},
+                  {"measured_undelivered", s.measured_outstanding}};
+  nlohmann::json by_reason = nlohmann::json::object();
+  for (int r = 0; r < static_cast<int>(hw::DropReason::kCount); ++r)
+    by_reason[hw::drop_reason_name(static_cast<hw::DropReason>(r))] = s.dropped[r];
+  j["dropped_by_reason"] = by_reason;
+  j["conservation_ok"] = conserved;
+  j["deadlock"] = monitor.deadlock;
+  if (monitor.deadlock)
+    j["deadlock_report"] = {{"last_move_cycle", monitor.deadlock_cycle},
+                            {"watchdog_cycles", cfg.sim.watchdog_cycles},
+                            {"blocked_vcs", monitor.blocked},
+                            {"wait_for_chain", monitor.chain}};
+  j["drained"] = monitor.drained;
+  std::uint64_t q_integral = 0;
+  std::size_t q_max = 0;
+  for (const auto& ni : net.interfaces) {
+    q_integral += ni.source_queue_integral();
+    q_max = std::max(q_max, ni.source_queue_max());
+  }
+  j["source_queue"] = {{"mean_packets_per_node", cycles ? static_cast<double>(q_integral) /
+                                                              (static_cast<double>(cycles) * topo.num_nodes())
+                                                        : 0.0},
+                       {"max_packets", q_max}};
+  long table_bits = 0;
+  for (auto& r : net.routers) table_bits += r.forwarding_table().size_bits();
+  j["hardware"] = {{"forwarding_table_bits", table_bits},
+                   {"buffer_bits_per_router_port_per_flit", nullptr},
+                   {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
+  nlohmann::json jf = nlohmann::json::array();
+  for (const auto& f : faults)
+    jf.push_back({{"kind", f.is_router ? "switch" : "link"}, {"id", f.id}, {"label", f.label}, {"at", f.at},
+                  {"repair", f.repair}, {"random", f.random}});
+  j["faults"] = jf;
+  j["seed"] = cfg.sim.seed;
+  j["wall_seconds"] = wall;
+  j["node_cycles_per_second"] = wall > 0 ? static_cast<double>(cycles) * topo.num_nodes() / wall : 0.0;
+  j["config"] = yaml_to_json(cfg.source);
+
+  RunResult res;
+  res.stats = j;
+  if (!conserved) {
+    res.exit_code = 4;
+    res.message = fmt::format("conservation violated: injected {} != delivered {} + dropped {} + in_flight {}",
+                              s.created, s.delivered, dropped, in_flight);
+  } else if (monitor.deadlock && !cfg.sim.deadlock_is_outcome) {
+    res.exit_code = 3;
+    res.message = fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
+                              cfg.sim.watchdog_cycles, monitor.deadlock_cycle,
+                              monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> ")));
+  }
+  if (!opts.out_dir.empty()) {
+    std::filesystem::create_directories(opts.out_dir);
+    std::ofstream(opts.out_dir + "/stats.json") << j.dump(2) << "\n";
+    std::ofstream ts(opts.out_dir + "/timeseries.csv");
+    ts << "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,packets_delivered,"
+          "mean_latency_cycles,packets_dropped,source_queue_packets,buffered_flits\n"
+       << monitor.csv;
+  }
+  return res;
+}
+
+}  // namespace ftsim::tb

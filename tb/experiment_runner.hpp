@@ -1,0 +1,34 @@
+// Runs one experiment in this process and collects its statistics.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "tb/experiment_config.hpp"
+
+namespace ftsim::tb {
+
+struct RunOptions {
+  std::string out_dir;          ///< where stats.json and timeseries.csv go; empty: do not write
+  std::string vcd_path;         ///< empty: no waves
+  std::int64_t trace_from = 0;  ///< first traced cycle
+  std::int64_t trace_to = -1;   ///< last traced cycle (-1: end of run)
+  bool quiet = false;           ///< no progress on stderr
+  std::string experiment_name;
+};
+
+/// Outcome of a run. exit_code: 0 ok, 3 deadlock (unless the experiment
+/// records deadlock as an outcome), 4 conservation violated.
+struct RunResult {
+  nlohmann::json stats;
+  int exit_code = 0;
+  std::string message;
+};
+
+/// Elaborates the network, runs warm-up, measurement and drain, checks
+/// conservation (injected = delivered + dropped + in_flight) and writes the
+/// outputs. SystemC elaborates once per process, so call this at most once.
+/// Throws routing::ConfigError for invalid configurations.
+RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts);
+
+}  // namespace ftsim::tb

@@ -1,0 +1,163 @@
+#include "tb/fault_injector.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+
+#include "tb/traffic_generator.hpp"
+
+namespace ftsim::tb {
+
+using routing::ConfigError;
+
+namespace {
+int live_components(const routing::Topology& topo, const routing::FaultSet& fs) {
+  const auto comp = routing::node_components(topo, fs);
+  std::vector<char> seen;
+  int count = 0;
+  for (int c : comp) {
+    if (c < 0) continue;
+    if (c >= static_cast<int>(seen.size())) seen.resize(c + 1, 0);
+    if (!seen[c]) {
+      seen[c] = 1;
+      ++count;
+    }
+  }
+  return count;
+}
+}  // namespace
+
+routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults) {
+  routing::FaultSet fs;
+  for (const auto& f : faults) {
+    if (f.repair >= 0) continue;
+    (f.is_router ? fs.routers : fs.links).push_back(f.id);
+  }
+  return fs;
+}
+
+std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec) {
+  std::vector<ResolvedFault> out;
+  for (std::size_t i = 0; i < spec.schedule.size(); ++i) {
+    const FaultSpec& f = spec.schedule[i];
+    ResolvedFault r;
+    r.at = f.at;
+    r.repair = f.repair;
+    try {
+      if (!f.link.empty()) {
+        r.id = topo.parse_link_any(f.link);
+        r.label = topo.link_label(r.id);
+      } else {
+        r.is_router = true;
+        r.id = topo.parse_router(f.router);
+        r.label = topo.router_label(r.id);
+      }
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("faults.schedule[{}]: {}", i, e.what()));
+    }
+    out.push_back(r);
+  }
+  if (spec.random_links > 0) {
+    routing::FaultSet fs = permanent_faults(out);
+    std::vector<routing::LinkId> candidates;
+    for (routing::LinkId l = 0; l < topo.num_links(); ++l)
+      if (std::find(fs.links.begin(), fs.links.end(), l) == fs.links.end()) candidates.push_back(l);
+    std::mt19937_64 rng(derive_seed(spec.random_seed, 0xFA17));
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    const int base = live_components(topo, fs);
+    int drawn = 0;
+    for (routing::LinkId l : candidates) {
+      if (drawn == spec.random_links) break;
+      if (topo.link(l).b_is_node) continue;  // losing a node link always disconnects that node
+      fs.links.push_back(l);
+      if (live_components(topo, fs) > base) {
+        fs.links.pop_back();
+        continue;
+      }
+      ResolvedFault r;
+      r.id = l;
+      r.label = topo.link_label(l);
+      r.at = spec.random_at;
+      r.random = true;
+      out.push_back(r);
+      ++drawn;
+    }
+    if (drawn < spec.random_links)
+      throw ConfigError(fmt::format(
+          "faults.random_links = {}: only {} links of {} can fail without disconnecting the surviving nodes",
+          spec.random_links, drawn, topo.spec()));
+  }
+  const int comps = live_components(topo, permanent_faults(out));
+  if (comps > 1)
+    throw ConfigError(fmt::format(
+        "faults: the permanent faults disconnect the network {} into {} groups of surviving nodes; remove a fault "
+        "or give it a repair cycle",
+        topo.spec(), comps));
+  return out;
+}
+
+FaultInjector::FaultInjector(sc_core::sc_module_name name, Network& net, std::vector<ResolvedFault> faults,
+                             std::int64_t detection_delay)
+    : sc_module(name), m_net(net), m_faults(std::move(faults)) {
+  for (std::size_t i = 0; i < m_faults.size(); ++i) {
+    const auto& f = m_faults[i];
+    m_events.push_back(Event{f.at, 0, i});
+    m_events.push_back(Event{f.at + detection_delay, 1, i});
+    if (f.repair >= 0) {
+      m_events.push_back(Event{f.repair, 2, i});
+      m_events.push_back(Event{f.repair + detection_delay, 3, i});
+    }
+  }
+  std::stable_sort(m_events.begin(), m_events.end(), [](const Event& a, const Event& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.order < b.order;
+  });
+  SC_METHOD(fire);
+}
+
+void FaultInjector::fire() {
+  const auto now = static_cast<std::int64_t>(m_net.cycle());
+  while (m_next < m_events.size() && m_events[m_next].cycle <= now) {
+    const Event& e = m_events[m_next++];
+    const ResolvedFault& f = m_faults[e.fault];
+    const routing::Topology& t = m_net.topology();
+    if (!f.is_router) {
+      switch (e.order) {
+        case 0: m_net.fail_link(f.id); break;
+        case 1: m_net.set_link_detected(f.id, false); break;
+        case 2: m_net.repair_link(f.id); break;
+        default: m_net.set_link_detected(f.id, true); break;
+      }
+    } else {
+      std::vector<routing::LinkId> links;
+      for (routing::PortId p = 0; p < t.radix(f.id); ++p)
+        if (t.peer(f.id, p).link != routing::kNone) links.push_back(t.peer(f.id, p).link);
+      switch (e.order) {
+        case 0: m_net.fail_router(f.id); break;
+        case 1:
+          for (auto l : links) m_net.set_link_detected(l, false);
+          break;
+        case 2:
+          m_net.routers[f.id].repair();
+          for (auto l : links) m_net.repair_link(l);
+          break;
+        default:
+          for (auto l : links) m_net.set_link_detected(l, true);
+          break;
+      }
+    }
+    if (e.order == 0 || e.order == 2) {
+      // Traffic only targets nodes that are alive and reachable now.
+      routing::FaultSet now_failed;
+      for (std::size_t i = 0; i < m_faults.size(); ++i) {
+        const auto& g = m_faults[i];
+        if (g.at <= now && (g.repair < 0 || g.repair > now)) (g.is_router ? now_failed.routers : now_failed.links).push_back(g.id);
+      }
+      m_net.update_traffic_components(now_failed);
+    }
+  }
+  if (m_next < m_events.size())
+    next_trigger(m_net.clk.period() * static_cast<double>(m_events[m_next].cycle - now));
+}
+
+}  // namespace ftsim::tb

@@ -1,0 +1,56 @@
+// Scheduled link and switch faults, with detection delay and repair.
+#pragma once
+#include <systemc>
+
+#include <string>
+#include <vector>
+
+#include "routing_logic/fault_set.hpp"
+#include "tb/network.hpp"
+
+namespace ftsim::tb {
+
+/// A fault resolved against the topology.
+struct ResolvedFault {
+  bool is_router = false;
+  int id = -1;  ///< link id or router id
+  std::string label;
+  std::int64_t at = 0;
+  std::int64_t repair = -1;
+  bool random = false;
+};
+
+/// Resolves the experiment's faults: names to ids, random links drawn with
+/// faults.random_seed among the links whose loss keeps the surviving nodes
+/// connected. Throws ConfigError for a label that does not exist, a random
+/// count larger than can be drawn, or a permanent fault set that disconnects
+/// the surviving nodes.
+std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec);
+
+/// The permanent part of a fault list (no repair), as a FaultSet.
+routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults);
+
+/// Applies faults at their cycles: at `at` the element fails (packets on it
+/// are dropped); at `at + detection_delay` the routers at both ends stop
+/// routing to it; at `repair` it works again and at `repair +
+/// detection_delay` it is used again.
+class FaultInjector : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(FaultInjector);
+  FaultInjector(sc_core::sc_module_name name, Network& net, std::vector<ResolvedFault> faults,
+                std::int64_t detection_delay);
+
+ private:
+  struct Event {
+    std::int64_t cycle;
+    int order;  // fail < detect < repair < redetect within a cycle
+    std::size_t fault;
+  };
+  void fire();
+  Network& m_net;
+  std::vector<ResolvedFault> m_faults;
+  std::vector<Event> m_events;
+  std::size_t m_next = 0;
+};
+
+}  // namespace ftsim::tb

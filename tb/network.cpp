@@ -1,0 +1,294 @@
+#include "tb/network.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "routing_logic/updown.hpp"
+
+namespace ftsim::tb {
+
+using routing::ConfigError;
+using routing::PortPeer;
+
+std::string sc_name_of(const std::string& label) {
+  std::string out;
+  for (char c : label) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+    else if (!out.empty() && out.back() != '_') out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
+Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
+    : sc_module(name),
+      clk("clk", sc_core::sc_time(cfg.sim.period_ns, sc_core::SC_NS)),
+      routers("router"),
+      interfaces("ni"),
+      table_targets("table"),
+      generators("gen"),
+      sinks("sink") {
+  m_topo = routing::make_topology(cfg.topology);
+  m_relation = routing::make_routing(cfg.routing);
+  m_relation->configure(*m_topo, cfg.router.vcs);
+  const int max_len = cfg.traffic.max_packet_flits();
+  if (m_relation->needs_bubble()) {
+    if (!cfg.router.vct)
+      throw ConfigError(fmt::format(
+          "routing '{}' on {} uses bubble flow control, which needs router.flow_control = vct (got wormhole)",
+          cfg.routing, cfg.topology));
+    if (cfg.router.buffer_flits < 2 * max_len)
+      throw ConfigError(fmt::format(
+          "router.buffer_flits = {}: bubble flow control needs room for two packets of {} flits; allowed {}..4096",
+          cfg.router.buffer_flits, max_len, 2 * max_len));
+  }
+  if (max_len > 65535) throw ConfigError("traffic.packet_flits: at most 65535 flits per packet");
+  m_ctx.params = cfg.router;
+  m_ctx.relation = m_relation.get();
+  m_ctx.topology = m_topo.get();
+  m_ctx.max_packet_flits = max_len;
+  m_ctx.period_ticks = clk.period().value();
+  m_ctx.stats.window_start = static_cast<std::uint64_t>(cfg.sim.warmup_cycles);
+  m_ctx.stats.window_end = static_cast<std::uint64_t>(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
+  m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
+
+  const routing::Topology& t = *m_topo;
+  for (int i = 0; i < 2 * t.num_links(); ++i) {
+    m_dirs.push_back(std::make_unique<hw::LinkDirection>());
+    m_dirs.back()->link_id = i / 2;
+  }
+  routers.init(t.num_routers(), [&](const char*, std::size_t r) {
+    return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
+                          static_cast<int>(r), t.radix(static_cast<int>(r)), m_ctx);
+  });
+  interfaces.init(t.num_nodes(), [&](const char*, std::size_t n) {
+    return new hw::NetworkInterface(("ni_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
+                                    static_cast<int>(n), m_ctx, cfg.traffic.flit_bytes);
+  });
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+    routers[r].clk(clk);
+    for (routing::PortId p = 0; p < t.radix(r); ++p) {
+      const PortPeer& pp = t.peer(r, p);
+      if (pp.kind == PortPeer::Kind::kRouter) {
+        const routing::Link& lk = t.link(pp.link);
+        const bool is_a = lk.a == r && lk.a_port == p;
+        routers[r].bind_port(p, &direction(pp.link, !is_a), &direction(pp.link, is_a), false);
+      } else if (pp.kind == PortPeer::Kind::kNode) {
+        hw::LinkDirection* to_router;
+        hw::LinkDirection* from_router;
+        if (pp.link == routing::kNone) {
+          m_node_dirs.push_back(std::make_unique<hw::LinkDirection>());
+          to_router = m_node_dirs.back().get();
+          m_node_dirs.push_back(std::make_unique<hw::LinkDirection>());
+          from_router = m_node_dirs.back().get();
+        } else {
+          from_router = &direction(pp.link, true);
+          to_router = &direction(pp.link, false);
+        }
+        routers[r].bind_port(p, to_router, from_router, true);
+        interfaces[pp.id].bind(to_router, from_router, &routers[r]);
+        routers[r].attach_interface(&interfaces[pp.id]);
+      }
+    }
+  }
+  generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
+    return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
+                                static_cast<int>(n), *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n),
+                                clk.period());
+  });
+  sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
+    return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
+  });
+  for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+    generators[n].socket.bind(interfaces[n].target);
+    interfaces[n].deliver.bind(sinks[n].socket);
+  }
+  // Forwarding tables (boot-time back-door) for table-driven relations.
+  if (const auto* ud = dynamic_cast<const routing::UpDownRouting*>(m_relation.get())) {
+    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+      auto& table = routers[r].forwarding_table();
+      table.resize(t.num_nodes(), t.radix(r));
+      for (routing::NodeId d = 0; d < t.num_nodes(); ++d) table.set(d, ud->down_port(r, d));
+    }
+  }
+  table_targets.init(t.num_routers(), [&](const char*, std::size_t r) {
+    return new hw::TableTarget(("table_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
+                               routers[r].forwarding_table());
+  });
+  management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r) management->sockets[r].bind(table_targets[r].socket);
+}
+
+Network::~Network() = default;
+
+std::uint64_t Network::cycle() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+
+void Network::fail_link(routing::LinkId l) {
+  for (bool fwd : {true, false}) {
+    hw::LinkDirection& d = direction(l, fwd);
+    if (d.failed) continue;
+    d.failed = true;
+    for (std::size_t i = 0; i < d.flits.size(); ++i) m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
+    d.flits.clear();
+    d.credits.clear();
+    if (d.receiver != nullptr) d.receiver->wake();
+    if (d.sender != nullptr) d.sender->wake();
+  }
+}
+
+void Network::repair_link(routing::LinkId l) {
+  const routing::Link& lk = m_topo->link(l);
+  direction(l, true).failed = false;
+  direction(l, false).failed = false;
+  auto occupancy = [&](routing::RouterId r, routing::PortId p) {
+    std::vector<int> occ(m_ctx.params.vcs);
+    for (int v = 0; v < m_ctx.params.vcs; ++v) occ[v] = routers[r].input_occupancy(p, v);
+    return occ;
+  };
+  if (lk.b_is_node) {
+    interfaces[lk.b].resync_credits(occupancy(lk.a, lk.a_port));
+  } else {
+    routers[lk.a].resync_credits(lk.a_port, occupancy(lk.b, lk.b_port));
+    routers[lk.b].resync_credits(lk.b_port, occupancy(lk.a, lk.a_port));
+  }
+  routers[lk.a].wake();
+}
+
+void Network::set_link_detected(routing::LinkId l, bool alive) {
+  const routing::Link& lk = m_topo->link(l);
+  routers[lk.a].set_port_alive(lk.a_port, alive);
+  routers[lk.a].wake();
+  if (!lk.b_is_node) {
+    routers[lk.b].set_port_alive(lk.b_port, alive);
+    routers[lk.b].wake();
+  }
+}
+
+void Network::fail_router(routing::RouterId r) {
+  routers[r].fail();
+  for (routing::PortId p = 0; p < m_topo->radix(r); ++p) {
+    const PortPeer& pp = m_topo->peer(r, p);
+    if (pp.link != routing::kNone) fail_link(pp.link);
+  }
+}
+
+void Network::update_traffic_components(const routing::FaultSet& permanent) {
+  m_pattern->set_components(routing::node_components(*m_topo, permanent));
+}
+
+Network::InFlight Network::scan_in_flight() const {
+  std::vector<char> seen(m_ctx.packets.capacity(), 0);
+  InFlight out;
+  auto mark = [&](std::uint32_t id, std::uint64_t& counter) {
+    const hw::PacketInfo& p = m_ctx.packets[id];
+    if (!p.live || p.dropped || seen[id]) return;
+    seen[id] = 1;
+    ++counter;
+  };
+  for (const auto& r : routers)
+    for (int p = 0; p < r.radix(); ++p)
+      for (int v = 0; v < m_ctx.params.vcs; ++v) {
+        const auto& fifo = r.input_vc(p, v).fifo;
+        for (std::size_t i = 0; i < fifo.size(); ++i) mark(fifo.at(i).item.packet, out.in_network);
+      }
+  for (const auto* dirs : {&m_dirs, &m_node_dirs})
+    for (const auto& d : *dirs)
+      for (std::size_t i = 0; i < d->flits.size(); ++i) mark(d->flits.at(i).item.packet, out.in_network);
+  for (const auto& ni : interfaces) {
+    if (ni.current_packet() >= 0) mark(static_cast<std::uint32_t>(ni.current_packet()), out.in_network);
+    for (std::uint32_t id : ni.source_queue()) mark(id, out.source_queued);
+  }
+  return out;
+}
+
+std::uint64_t Network::buffered_flits() const {
+  std::uint64_t n = 0;
+  for (const auto& r : routers) n += static_cast<std::uint64_t>(r.buffered_flits());
+  return n;
+}
+
+std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
+  std::vector<std::string> out;
+  static const char* kState[] = {"idle", "vc_alloc", "active"};
+  for (const auto& r : routers)
+    for (int p = 0; p < r.radix(); ++p)
+      for (int v = 0; v < m_ctx.params.vcs; ++v) {
+        const hw::InputVc& iv = r.input_vc(p, v);
+        if (iv.fifo.empty()) continue;
+        if (out.size() >= limit) return out;
+        std::string s = fmt::format("{}.input_{}.vc{}: {} flits, {} packet {} ({}->{})", r.name(),
+                                    m_topo->port_name(r.id(), p), v, iv.fifo.size(),
+                                    kState[static_cast<int>(iv.state)], iv.packet,
+                                    m_ctx.packets[iv.packet].header.src, m_ctx.packets[iv.packet].header.dst);
+        if (iv.state == hw::InputVc::State::kActive)
+          s += fmt::format(", holds output {} vc {} with {} credits", m_topo->port_name(r.id(), iv.out_port),
+                           iv.out_vc, r.output_vc(iv.out_port, iv.out_vc).credits);
+        out.push_back(s);
+      }
+  return out;
+}
+
+std::vector<std::string> Network::wait_for_chain() const {
+  // Node = (router, port, vc). A blocked VC waits for the downstream input VC
+  // it holds (active) or for the first candidate's downstream VC (vc_alloc).
+  const int vcs = m_ctx.params.vcs;
+  const int maxr = m_topo->max_radix();
+  auto key = [&](int r, int p, int v) { return (r * maxr + p) * vcs + v; };
+  auto next = [&](int r, int p, int v) -> int {
+    const hw::InputVc& iv = routers[r].input_vc(p, v);
+    if (iv.fifo.empty()) return -1;
+    int op = -1;
+    int ov = -1;
+    if (iv.state == hw::InputVc::State::kActive) {
+      op = iv.out_port;
+      ov = iv.out_vc;
+    } else if (iv.state == hw::InputVc::State::kVcAlloc && iv.route.size > 0) {
+      op = iv.route.items[0].port;
+      for (int w = 0; w < vcs; ++w)
+        if (iv.route.items[0].vc_mask >> w & 1U) {
+          ov = w;
+          break;
+        }
+    }
+    if (op < 0 || ov < 0) return -1;
+    const PortPeer& pp = m_topo->peer(r, op);
+    if (pp.kind != PortPeer::Kind::kRouter) return -1;
+    return key(pp.id, pp.port, ov);
+  };
+  std::vector<std::string> chain;
+  for (const auto& r : routers)
+    for (int p = 0; p < r.radix(); ++p)
+      for (int v = 0; v < vcs; ++v) {
+        if (r.input_vc(p, v).fifo.empty()) continue;
+        std::vector<int> path;
+        std::vector<char> on_path(static_cast<std::size_t>(m_topo->num_routers()) * maxr * vcs, 0);
+        int cur = key(r.id(), p, v);
+        while (cur >= 0 && !on_path[cur]) {
+          on_path[cur] = 1;
+          path.push_back(cur);
+          const int cr = cur / vcs / maxr;
+          const int cp = (cur / vcs) % maxr;
+          cur = next(cr, cp, cur % vcs);
+        }
+        if (cur < 0) continue;  // chain ends at a VC that can move: not a cycle through this start
+        std::size_t start = 0;
+        while (path[start] != cur) ++start;
+        for (std::size_t i = start; i < path.size(); ++i) {
+          const int id = path[i];
+          const int cr = id / vcs / maxr;
+          const int cp = (id / vcs) % maxr;
+          chain.push_back(fmt::format("{}.input_{}.vc{}", routers[cr].name(), m_topo->port_name(cr, cp), id % vcs));
+        }
+        chain.push_back(chain.front());
+        return chain;
+      }
+  return chain;
+}
+
+void Network::trace(sc_core::sc_trace_file* tf) const {
+  sc_core::sc_trace(tf, clk, std::string(name()) + ".clk");
+  for (const auto& r : routers) r.trace(tf);
+}
+
+}  // namespace ftsim::tb

@@ -1,0 +1,87 @@
+// A whole network: topology, routing relation, routers, network interfaces,
+// links, management-plane table targets, traffic generators and sinks.
+#pragma once
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hw/management_bus.hpp"
+#include "hw/network_interface.hpp"
+#include "hw/router.hpp"
+#include "hw/table_target.hpp"
+#include "routing_logic/fault_set.hpp"
+#include "tb/experiment_config.hpp"
+#include "tb/traffic_generator.hpp"
+
+namespace ftsim::tb {
+
+/// Elaborates the network described by an experiment under the module name
+/// given (use "net" so that waves read net.router_1_2.input_east.vc1).
+/// Throws routing::ConfigError for an unknown topology or routing, too few VCs
+/// for the routing, bubble flow control without VCT or with queues shorter
+/// than two packets.
+class Network : public sc_core::sc_module {
+ public:
+  Network(sc_core::sc_module_name name, const ExperimentConfig& cfg);
+  ~Network() override;
+
+  sc_core::sc_clock clk;
+  sc_core::sc_vector<hw::Router> routers;
+  sc_core::sc_vector<hw::NetworkInterface> interfaces;
+  sc_core::sc_vector<hw::TableTarget> table_targets;
+  sc_core::sc_vector<TrafficGenerator> generators;
+  sc_core::sc_vector<MessageSink> sinks;
+  std::unique_ptr<hw::ManagementBus> management;
+
+  hw::NetworkContext& context() { return m_ctx; }
+  const routing::Topology& topology() const { return *m_topo; }
+  const routing::RoutingRelation& relation() const { return *m_relation; }
+  TrafficPattern& pattern() { return *m_pattern; }
+  std::uint64_t cycle() const;
+
+  /// Link direction a->b (forward) or b->a of a topology link.
+  hw::LinkDirection& direction(routing::LinkId l, bool forward) { return *m_dirs[2 * l + (forward ? 0 : 1)]; }
+
+  /// Fault operations, applied at the current cycle.
+  /// fail_link: flits on the link are dropped (link_failure); the link stops.
+  void fail_link(routing::LinkId l);
+  /// repair_link: the link works again; credits at both ends are resynchronised.
+  void repair_link(routing::LinkId l);
+  /// Routers at both ends learn (after detection) that the link is up/down.
+  void set_link_detected(routing::LinkId l, bool alive);
+  /// fail_router: buffered packets dropped (switch_failure), links failed.
+  void fail_router(routing::RouterId r);
+  /// Recomputes live destination sets for the traffic patterns.
+  void update_traffic_components(const routing::FaultSet& permanent);
+
+  /// Packets not dropped that still have flits in the network or a source
+  /// queue, found by scanning every buffer, link and interface.
+  struct InFlight {
+    std::uint64_t in_network = 0;
+    std::uint64_t source_queued = 0;
+  };
+  InFlight scan_in_flight() const;
+  /// Flits in router buffers and on links.
+  std::uint64_t buffered_flits() const;
+  /// Deadlock diagnosis: the blocked VCs and one wait-for cycle (or chain).
+  std::vector<std::string> blocked_vcs(std::size_t limit) const;
+  std::vector<std::string> wait_for_chain() const;
+
+  /// Registers the waves of every router and link.
+  void trace(sc_core::sc_trace_file* tf) const;
+
+ private:
+  hw::NetworkContext m_ctx;
+  std::unique_ptr<routing::Topology> m_topo;
+  std::unique_ptr<routing::RoutingRelation> m_relation;
+  std::unique_ptr<TrafficPattern> m_pattern;
+  std::vector<std::unique_ptr<hw::LinkDirection>> m_dirs;       // 2 per topology link
+  std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;  // direct networks: 2 per node
+};
+
+/// Sanitises a label into an SystemC name: "1,2" -> "1_2", "<01,2>" -> "01_2".
+std::string sc_name_of(const std::string& label);
+
+}  // namespace ftsim::tb

@@ -1,0 +1,253 @@
+#include "tb/sweep.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "routing_logic/types.hpp"
+
+namespace ftsim::tb {
+
+using routing::ConfigError;
+namespace fs = std::filesystem;
+
+namespace {
+std::string scalar(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+}  // namespace
+
+std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
+                                     std::string* base_experiment, std::string* plot_x) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(sweep_path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(fmt::format("cannot read sweep file '{}'", sweep_path));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: malformed YAML at line {}: {}", sweep_path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
+  const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot"};
+  for (const auto& kv : root)
+    if (!allowed.count(kv.first.as<std::string>()))
+      throw ConfigError(fmt::format("{}: unknown key '{}'; allowed: name, description, experiment, set, grid, plot",
+                                    sweep_path, kv.first.as<std::string>()));
+  if (!root["experiment"] || !root["experiment"].IsScalar())
+    throw ConfigError(fmt::format("{}: key 'experiment' (path of the base experiment YAML) is required", sweep_path));
+  fs::path base = root["experiment"].Scalar();
+  if (base.is_relative() && !fs::exists(base)) base = fs::path(sweep_path).parent_path() / base;
+  if (!fs::exists(base)) throw ConfigError(fmt::format("{}: experiment '{}' not found", sweep_path, base.string()));
+  *base_experiment = base.string();
+  *plot_x = "traffic.load";
+  if (root["plot"] && root["plot"]["x"]) *plot_x = root["plot"]["x"].as<std::string>();
+
+  std::vector<std::string> fixed;
+  if (const YAML::Node s = root["set"]) {
+    if (!s.IsMap()) throw ConfigError(fmt::format("{}: key 'set' must map dotted keys to values", sweep_path));
+    for (const auto& kv : s) fixed.push_back(kv.first.as<std::string>() + "=" + scalar(kv.second));
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  if (const YAML::Node g = root["grid"]) {
+    if (!g.IsMap()) throw ConfigError(fmt::format("{}: key 'grid' must map dotted keys to lists", sweep_path));
+    for (const auto& kv : g) {
+      const std::string key = kv.first.as<std::string>();
+      if (!kv.second.IsSequence() || kv.second.size() == 0)
+        throw ConfigError(fmt::format("{}: grid.{} must be a non-empty list", sweep_path, key));
+      std::vector<std::string> vals;
+      for (const auto& v : kv.second) vals.push_back(scalar(v));
+      axes.emplace_back(key, vals);
+    }
+  }
+  std::vector<SweepPoint> points;
+  std::vector<std::size_t> idx(axes.size(), 0);
+  for (;;) {
+    SweepPoint p;
+    p.overrides = fixed;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      p.values.emplace_back(axes[a].first, axes[a].second[idx[a]]);
+      p.overrides.push_back(axes[a].first + "=" + axes[a].second[idx[a]]);
+    }
+    p.dir = fmt::format("{}/run_{:04d}", out_dir, points.size());
+    points.push_back(p);
+    std::size_t a = 0;
+    while (a < axes.size() && ++idx[a] == axes[a].second.size()) idx[a++] = 0;
+    if (a == axes.size()) break;
+  }
+  return points;
+}
+
+namespace {
+
+pid_t spawn(const SweepOptions& opts, const std::string& base, const SweepPoint& p) {
+  std::vector<std::string> args{opts.self_exe, "run", base, "--out", p.dir, "--quiet"};
+  for (const auto& o : p.overrides) {
+    args.push_back("--set");
+    args.push_back(o);
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string log = p.dir + "/run.log";
+    if (std::FILE* f = std::fopen(log.c_str(), "w")) {
+      dup2(fileno(f), 1);
+      dup2(fileno(f), 2);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void write_plots(const std::string& out_dir, const std::string& csv_path, const std::vector<SweepPoint>& points,
+                 const std::vector<nlohmann::json>& stats, const std::string& x_key) {
+  // Series: every combination of grid values except x and sim.seed; seeds averaged.
+  std::map<std::string, std::map<double, std::vector<std::pair<double, double>>>> series;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (stats[i].is_null()) continue;
+    std::string label;
+    double x = 0;
+    bool has_x = false;
+    for (const auto& [k, v] : points[i].values) {
+      if (k == x_key) {
+        try {
+          x = std::stod(v);
+          has_x = true;
+        } catch (const std::exception&) {
+        }
+      } else if (k != "sim.seed") {
+        label += (label.empty() ? "" : " ") + k + "=" + v;
+      }
+    }
+    if (!has_x && x_key == "traffic.load" && stats[i].contains("offered_load")) {
+      x = stats[i]["offered_load"].get<double>();
+      has_x = true;
+    }
+    if (!has_x) continue;
+    const auto& lat = stats[i]["latency_cycles"]["mean"];
+    series[label.empty() ? "all" : label][x].emplace_back(stats[i].value("accepted_load", 0.0),
+                                                          lat.is_null() ? 0.0 : lat.get<double>());
+  }
+  if (series.empty()) return;
+  const std::string dat = out_dir + "/plot_data.dat";
+  std::ofstream d(dat);
+  std::string acc_cmd;
+  std::string lat_cmd;
+  int block = 0;
+  for (const auto& [label, pts] : series) {
+    d << "# " << label << "\n";
+    for (const auto& [x, ys] : pts) {
+      double a = 0;
+      double l = 0;
+      for (const auto& [ya, yl] : ys) {
+        a += ya;
+        l += yl;
+      }
+      d << x << " " << a / static_cast<double>(ys.size()) << " " << l / static_cast<double>(ys.size()) << "\n";
+    }
+    d << "\n\n";
+    acc_cmd += fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", block ? ", " : "", dat, block, label);
+    lat_cmd += fmt::format("{}'{}' index {} using 1:3 with linespoints title '{}'", block ? ", " : "", dat, block, label);
+    ++block;
+  }
+  d.close();
+  const std::string gp = out_dir + "/plots.gp";
+  std::ofstream g(gp);
+  g << "set terminal pngcairo size 900,600\nset grid\nset key left top\n"
+    << "set xlabel '" << (x_key == "traffic.load" ? "offered load (flits/node/cycle)" : x_key) << "'\n"
+    << "set output '" << out_dir << "/accepted_load.png'\nset ylabel 'accepted load (flits/node/cycle)'\nplot "
+    << acc_cmd << "\n"
+    << "set output '" << out_dir << "/latency.png'\nset ylabel 'mean latency (cycles)'\nset logscale y\nplot "
+    << lat_cmd << "\n";
+  g.close();
+  const int rc = std::system(fmt::format("gnuplot '{}' 2> '{}/gnuplot.log'", gp, out_dir).c_str());
+  if (rc != 0) std::fprintf(stderr, "ftsim sweep: gnuplot failed (see %s/gnuplot.log); %s is still written\n",
+                            out_dir.c_str(), csv_path.c_str());
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& opts) {
+  std::string base;
+  std::string x_key;
+  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key);
+  fs::create_directories(opts.out_dir);
+  for (const auto& p : points) fs::create_directories(p.dir);
+  std::vector<int> codes(points.size(), -1);
+  std::map<pid_t, std::size_t> running;
+  std::size_t next = 0;
+  std::size_t done = 0;
+  while (done < points.size()) {
+    while (next < points.size() && static_cast<int>(running.size()) < opts.jobs) {
+      running[spawn(opts, base, points[next])] = next;
+      ++next;
+    }
+    int status = 0;
+    const pid_t pid = wait(&status);
+    if (pid < 0) break;
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    ++done;
+    if (!opts.quiet)
+      std::fprintf(stderr, "ftsim sweep: [%zu/%zu] %s exit %d\n", done, points.size(), points[it->second].dir.c_str(),
+                   codes[it->second]);
+    running.erase(it);
+  }
+  std::vector<nlohmann::json> stats(points.size());
+  int failed = 0;
+  const std::string csv_path = opts.out_dir + "/results.csv";
+  std::ofstream csv(csv_path);
+  csv << "run";
+  if (!points.empty())
+    for (const auto& [k, v] : points[0].values) csv << "," << k;
+  csv << ",exit_code,offered_load,accepted_load,latency_mean,latency_p50,latency_p99,latency_max,mean_hops,"
+         "injected,delivered,dropped,in_flight,deadlock,cycles,wall_seconds,node_cycles_per_second\n";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    std::ifstream in(p.dir + "/stats.json");
+    if (in) {
+      try {
+        in >> stats[i];
+      } catch (const std::exception&) {
+        stats[i] = nullptr;
+      }
+    }
+    if (codes[i] != 0) ++failed;
+    csv << i;
+    for (const auto& [k, v] : p.values) csv << ",\"" << v << "\"";
+    csv << "," << codes[i];
+    const auto& s = stats[i];
+    auto num = [&](const nlohmann::json& v) { return v.is_null() ? std::string() : v.dump(); };
+    if (s.is_object()) {
+      csv << "," << num(s["offered_load"]) << "," << num(s["accepted_load"]) << ","
+          << num(s["latency_cycles"]["mean"]) << "," << num(s["latency_cycles"]["p50"]) << ","
+          << num(s["latency_cycles"]["p99"]) << "," << num(s["latency_cycles"]["max"]) << ","
+          << num(s["mean_hops"]) << "," << num(s["packets"]["injected"]) << "," << num(s["packets"]["delivered"])
+          << "," << num(s["packets"]["dropped"]) << "," << num(s["packets"]["in_flight"]) << ","
+          << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"]) << "," << num(s["wall_seconds"]) << ","
+          << num(s["node_cycles_per_second"]);
+    } else {
+      csv << ",,,,,,,,,,,,,,,";
+    }
+    csv << "\n";
+  }
+  csv.close();
+  write_plots(opts.out_dir, csv_path, points, stats, x_key);
+  return failed;
+}
+
+}  // namespace ftsim::tb

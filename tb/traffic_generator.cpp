@@ -1,0 +1,72 @@
+#include "tb/traffic_generator.hpp"
+
+#include <cmath>
+
+namespace ftsim::tb {
+
+std::uint64_t derive_seed(std::uint64_t master, std::uint64_t component) {
+  std::uint64_t z = master + 0x9E3779B97F4A7C15ULL * (component + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, routing::NodeId node, const TrafficPattern& pattern,
+                                   const TrafficSpec& spec, std::uint64_t seed, sc_core::sc_time period)
+    : sc_module(name),
+      socket("socket"),
+      m_node(node),
+      m_pattern(pattern),
+      m_spec(spec),
+      m_rng(seed),
+      m_period(period),
+      m_prob(spec.load / spec.mean_packet_flits()) {
+  SC_METHOD(fire);  // first activation at time 0 only schedules the first packet
+}
+
+std::uint64_t TrafficGenerator::next_gap() {
+  if (m_prob >= 1.0) return 1;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double x = 1.0 - u(m_rng);  // (0, 1]
+  return 1 + static_cast<std::uint64_t>(std::floor(std::log(x) / std::log1p(-m_prob)));
+}
+
+void TrafficGenerator::fire() {
+  if (m_stopped) return;  // no next_trigger: the process stays asleep
+  if (!m_started) {
+    m_started = true;
+    next_trigger(m_period * static_cast<double>(next_gap()));
+    return;
+  }
+  const routing::NodeId dst = m_pattern.destination(m_node, m_rng);
+  int flits = m_spec.packet_flits;
+  if (m_spec.packet_flits_long > 0) {
+    std::bernoulli_distribution is_long(m_spec.long_fraction);
+    if (is_long(m_rng)) flits = m_spec.packet_flits_long;
+  }
+  if (dst != routing::kNone) {
+    m_gp.set_command(tlm::TLM_WRITE_COMMAND);
+    m_gp.set_address(static_cast<sc_dt::uint64>(dst));
+    m_gp.set_data_ptr(nullptr);
+    m_gp.set_data_length(static_cast<unsigned>(flits * m_spec.flit_bytes));
+    m_gp.set_streaming_width(static_cast<unsigned>(flits * m_spec.flit_bytes));
+    m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    socket->b_transport(m_gp, delay);
+    if (m_gp.is_response_ok()) ++m_sent;
+    else if (m_gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) m_stopped = true;  // node failed
+  }
+  if (!m_stopped) next_trigger(m_period * static_cast<double>(next_gap()));
+}
+
+MessageSink::MessageSink(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
+  socket.register_b_transport(this, &MessageSink::b_transport);
+}
+
+void MessageSink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+  ++m_received;
+  m_bytes += gp.get_data_length();
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace ftsim::tb

@@ -1,0 +1,36 @@
+// Synthetic traffic patterns: source node -> destination node.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "routing_logic/topology.hpp"
+#include "tb/experiment_config.hpp"
+
+namespace ftsim::tb {
+
+/// Destination choice for each pattern of traffic_pattern_names(). Permutation
+/// patterns that map a node to itself or to a dead node yield kNone (the
+/// generator then sends nothing). Bit patterns need a power-of-two node count
+/// (transpose: an even power); the constructor throws ConfigError otherwise.
+class TrafficPattern {
+ public:
+  TrafficPattern(const routing::Topology& topo, const TrafficSpec& spec);
+  /// Destination for a packet from src, or routing::kNone.
+  routing::NodeId destination(routing::NodeId src, std::mt19937_64& rng) const;
+  /// Restricts destinations to live nodes of the same component (-1 = dead).
+  void set_components(const std::vector<int>& component_of_node);
+  /// The permutation's fixed image of src (permutation patterns), for tests.
+  routing::NodeId permutation(routing::NodeId src) const;
+
+ private:
+  routing::NodeId uniform(routing::NodeId src, std::mt19937_64& rng) const;
+  const routing::Topology& m_topo;
+  TrafficSpec m_spec;
+  int m_bits = 0;
+  std::vector<int> m_comp;
+  std::vector<std::vector<routing::NodeId>> m_members;  // per component
+};
+
+}  // namespace ftsim::tb
