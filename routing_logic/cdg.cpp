@@ -147,7 +147,7 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
                 if (st.held >= 0 && (!options.keep_edge || options.keep_edge(g.channel(st.held), out)))
                   g.add_edge(st.held, cid);
               } else {
-                held = st.held;
+                held = options.vct ? -1 : st.held;
               }
             } else if (st.held >= 0 && (!options.keep_edge || options.keep_edge(g.channel(st.held), out))) {
               g.add_edge(st.held, cid);

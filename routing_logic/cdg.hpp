@@ -25,6 +25,11 @@ struct CdgOptions {
   /// c2 with only adaptive channels in between (direct and indirect
   /// dependencies).
   bool escape_extended = false;
+  /// With escape_extended: virtual cut-through. A whole packet waits in one
+  /// queue, so a packet that left the escape network holds no escape channel
+  /// and only direct escape-to-escape dependencies count (Duato's theorem for
+  /// VCT). Set false for wormhole, where indirect dependencies count too.
+  bool vct = false;
   /// Optional: drop an edge (e.g. edges inside one bubble ring) when it
   /// returns false.
   std::function<bool(const ChannelRef&, const ChannelRef&)> keep_edge;
