@@ -59,7 +59,7 @@ void DorRouting::route(const RouteQuery& q, RouteSet& out) const {
   const bool plus = KAryNCube::is_plus(p);
   // Arrived travelling in the same direction of the same dimension?
   const bool same_ring = !q.injected_here && q.in_port == KAryNCube::port_of(d, !plus);
-  if (!m_cube->torus()) {
+  if (!m_cube->torus() || m_mode == Mode::kUnprotected) {
     out.add(RouteCandidate{p, all_vcs(), 0, false});
     return;
   }

@@ -18,9 +18,13 @@ int dor_direction(const KAryNCube& t, int from, int to, int dim);
 /// after it (Dally and Seitz).
 class DorRouting : public RoutingRelation {
  public:
-  enum class Mode { kBubble, kDateline };
+  /// kUnprotected: DOR with no deadlock avoidance on tori (the ring cycles
+  /// stay); a baseline that deadlocks, for the watchdog and for teaching.
+  enum class Mode { kBubble, kDateline, kUnprotected };
   explicit DorRouting(Mode mode) : m_mode(mode) {}
-  std::string name() const override { return m_mode == Mode::kBubble ? "dor" : "dor-dateline"; }
+  std::string name() const override {
+    return m_mode == Mode::kBubble ? "dor" : m_mode == Mode::kDateline ? "dor-dateline" : "dor-unprotected";
+  }
   int min_vcs() const override { return m_mode == Mode::kDateline ? 2 : 1; }
   bool needs_bubble() const override;
   void route(const RouteQuery& q, RouteSet& out) const override;

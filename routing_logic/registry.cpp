@@ -11,6 +11,7 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
   return {
       {"dor", "dimension-order routing; mesh: any VC; torus: bubble flow control (VCT)"},
       {"dor-dateline", "dimension-order routing on a torus with dateline VC classes (>= 2 VCs)"},
+      {"dor-unprotected", "dimension-order routing with no deadlock avoidance on tori (deadlocks; a baseline)"},
       {"duato", "Duato fully adaptive minimal; escape VC 0 = DOR (bubble on tori); >= 2 VCs"},
       {"updown", "k-ary n-tree: adaptive up to a least common ancestor, deterministic down"},
       {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
@@ -20,6 +21,7 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
 std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "dor") return std::make_unique<DorRouting>(DorRouting::Mode::kBubble);
   if (name == "dor-dateline") return std::make_unique<DorRouting>(DorRouting::Mode::kDateline);
+  if (name == "dor-unprotected") return std::make_unique<DorRouting>(DorRouting::Mode::kUnprotected);
   if (name == "duato") return std::make_unique<DuatoRouting>();
   if (name == "updown") return std::make_unique<UpDownRouting>();
   if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();

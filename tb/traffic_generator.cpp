@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hw/network_interface.hpp"
+
 namespace ftsim::tb {
 
 std::uint64_t derive_seed(std::uint64_t master, std::uint64_t component) {
@@ -66,6 +68,10 @@ MessageSink::MessageSink(sc_core::sc_module_name name) : sc_module(name), socket
 void MessageSink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
   ++m_received;
   m_bytes += gp.get_data_length();
+  if (record) {
+    if (const auto* ext = gp.get_extension<hw::DeliveryExtension>())
+      records.push_back(Record{ext->src, ext->hops, ext->deliver_cycle - ext->create_cycle});
+  }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

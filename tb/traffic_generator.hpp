@@ -6,6 +6,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <random>
+#include <vector>
 
 #include "tb/traffic_pattern.hpp"
 
@@ -51,6 +52,14 @@ class MessageSink : public sc_core::sc_module {
   explicit MessageSink(sc_core::sc_module_name name);
   std::uint64_t received() const { return m_received; }
   std::uint64_t bytes() const { return m_bytes; }
+  /// When true, every delivery's (source, hops, latency) is kept (tests).
+  bool record = false;
+  struct Record {
+    int src;
+    int hops;
+    std::uint64_t latency;
+  };
+  std::vector<Record> records;
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

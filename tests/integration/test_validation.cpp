@@ -1,0 +1,141 @@
+// Whole-network validation against numbers derived outside the model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness.hpp"
+#include "tb/experiment_runner.hpp"
+
+using ftsim::test::Harness;
+
+namespace {
+
+const char* kMesh = R"(
+topology: mesh:8x8
+routing: dor
+router: {vcs: 2, buffer_flits: 8, flow_control: wormhole}
+traffic: {pattern: uniform, load: 0.01, packet_flits: 4}
+sim: {warmup_cycles: 1000, measure_cycles: 30000, seed: 3}
+)";
+
+// Every delivered packet travelled exactly the BFS distance between its
+// endpoints (the relations are minimal); returns the number checked.
+std::size_t expect_hops_are_distances(Harness& h) {
+  const auto& t = h.net->topology();
+  std::size_t checked = 0;
+  std::vector<std::vector<int>> dist(t.num_nodes());
+  for (int n = 0; n < t.num_nodes(); ++n) {
+    for (const auto& rec : h.net->sinks[n].records) {
+      if (dist[rec.src].empty()) dist[rec.src] = t.node_distances_from(rec.src);
+      EXPECT_EQ(rec.hops, dist[rec.src][n]) << t.node_label(rec.src) << " -> " << t.node_label(n);
+      ++checked;
+    }
+  }
+  return checked;
+}
+
+// Analytical all-pairs mean distance, self excluded, by brute force over the graph.
+double all_pairs_mean(const ftsim::routing::Topology& t) {
+  double sum = 0;
+  for (int s = 0; s < t.num_nodes(); ++s)
+    for (int d : t.node_distances_from(s)) sum += d;
+  return sum / (static_cast<double>(t.num_nodes()) * (t.num_nodes() - 1));
+}
+
+// Sample mean of hops within 4 standard errors of the population mean.
+void expect_mean_hops(Harness& h, double expected) {
+  const auto& s = h.stats();
+  ASSERT_GT(s.hops_count, 1000U);
+  const double mean = static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count);
+  // Distance variance is below 9 links^2 on these networks: se < 3/sqrt(n).
+  EXPECT_NEAR(mean, expected, 4 * 3.0 / std::sqrt(static_cast<double>(s.hops_count)));
+}
+
+}  // namespace
+
+TEST(Validation, MeshDorLowLoadHopsThroughputAndLatency) {
+  Harness h(kMesh);
+  h.run(31000 + 3000);
+  EXPECT_GT(expect_hops_are_distances(h), 1000U);
+  // 8x8 mesh: 2 (k^2-1)/(3k) N/(N-1) = 5.333 links.
+  EXPECT_NEAR(all_pairs_mean(h.net->topology()), 16.0 / 3.0, 1e-9);
+  expect_mean_hops(h, 16.0 / 3.0);
+  const auto& s = h.stats();
+  const double nodes_cycles = 64.0 * 30000;
+  const double offered = static_cast<double>(s.window_flits_created) / nodes_cycles;
+  const double accepted = static_cast<double>(s.window_flits_delivered) / nodes_cycles;
+  EXPECT_NEAR(offered, 0.01, 0.0015);  // Bernoulli sampling noise
+  EXPECT_NEAR(accepted, offered, 0.02 * offered);
+  // Zero-load latency: 2 cycles NI + (H+1) router pipelines of RC+VA+SA+ST+LT (5)
+  // + serialisation (L-1), see docs/validation.md.
+  double lat = 0;
+  for (auto x : s.latencies) lat += x;
+  lat /= static_cast<double>(s.latencies.size());
+  const double h_mean = static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count);
+  const double model = 2 + (h_mean + 1) * 5 + 3;
+  EXPECT_NEAR(lat, model, 0.05 * model);
+}
+
+TEST(Validation, TorusDorBubbleLowLoad) {
+  Harness h(kMesh, {"topology=torus:8x8", "router.flow_control=vct"});
+  h.run(34000);
+  expect_hops_are_distances(h);
+  // 8x8 torus: 2 * k/4 * N/(N-1) = 4.063 links.
+  EXPECT_NEAR(all_pairs_mean(h.net->topology()), 4.0 * 64 / 63, 1e-9);
+  expect_mean_hops(h, 4.0 * 64 / 63);
+  const auto& s = h.stats();
+  EXPECT_NEAR(static_cast<double>(s.window_flits_delivered), static_cast<double>(s.window_flits_created),
+              0.02 * static_cast<double>(s.window_flits_created));
+}
+
+TEST(Validation, FatTreeUpDownHopsAreBruteForceDistances) {
+  Harness h(kMesh, {"topology=kary-ntree:4,3", "routing=updown", "traffic.load=0.05", "sim.measure_cycles=10000"});
+  h.run(13000);
+  EXPECT_GT(expect_hops_are_distances(h), 1000U);
+  // Brute force for the 4-ary 3-tree (links counted node to node): same leaf 2
+  // (3 of 63 peers), tier-1 LCA 4 (12 of 63), tier-0 LCA 6 (48 of 63).
+  const double expected = (3 * 2.0 + 12 * 4.0 + 48 * 6.0) / 63.0;
+  EXPECT_NEAR(all_pairs_mean(h.net->topology()), expected, 1e-9);
+  expect_mean_hops(h, expected);
+}
+
+TEST(Validation, MikantShortestHopsAreBruteForceDistances) {
+  Harness h(kMesh, {"topology=mikant:3,3", "routing=mikant-shortest", "traffic.load=0.05",
+                    "sim.measure_cycles=10000"});
+  h.run(13000);
+  EXPECT_GT(expect_hops_are_distances(h), 1000U);
+  // Paper's average over N^2 pairs (self included): 2n - 1/(k-1) + 1/((k-1)k^n) - 1/2.
+  const double with_self = 6 - 0.5 + 1.0 / 54 - 0.5;
+  expect_mean_hops(h, with_self * 54.0 / 53.0);
+}
+
+TEST(Validation, MeshSaturationBelowBisectionBound) {
+  // Uniform traffic on a k x k mesh: half the traffic crosses the bisection of
+  // k links per direction, so throughput <= 4k/N = 0.5 flits/node/cycle.
+  Harness h(kMesh, {"traffic.load=0.9", "sim.warmup_cycles=2000", "sim.measure_cycles=5000"});
+  h.run(7000);
+  const auto& s = h.stats();
+  const double accepted = static_cast<double>(s.window_flits_delivered) / (64.0 * 5000);
+  EXPECT_LT(accepted, 0.5);
+  EXPECT_GT(accepted, 0.15);  // and the network still moves
+}
+
+TEST(Validation, TorusSaturationBelowBisectionBound) {
+  // Torus: 2k links per direction cross the bisection, so the bound is 8k/N = 1.0.
+  Harness h(kMesh, {"topology=torus:8x8", "router.flow_control=vct", "traffic.load=1.0", "sim.warmup_cycles=2000",
+                    "sim.measure_cycles=5000"});
+  h.run(7000);
+  const auto& s = h.stats();
+  const double accepted = static_cast<double>(s.window_flits_delivered) / (64.0 * 5000);
+  EXPECT_LT(accepted, 1.0);
+  EXPECT_GT(accepted, 0.3);
+}
+
+TEST(Validation, DuatoTorusDeliversWithoutDeadlockAtSaturation) {
+  Harness h(kMesh, {"topology=torus:4x4", "routing=duato", "router.vcs=3", "router.flow_control=vct",
+                    "traffic.load=1.0", "sim.warmup_cycles=1000", "sim.measure_cycles=20000"});
+  h.run(21000);
+  const auto& s = h.stats();
+  EXPECT_GT(s.delivered, 10000U);
+  EXPECT_GT(s.last_move_cycle, 20900U);  // flits still moving at the end
+}
