@@ -158,8 +158,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       if (!ok) throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
     }
     if (t["load"]) {
-      s.load = get_num<double>(c, t["load"], "traffic.load", 0.0, 1.0);
-      if (s.load <= 0.0)
+      s.load = get_num<double>(c, t["load"], "traffic.load", -1e300, 1e300);
+      if (s.load <= 0.0 || s.load > 1.0)
         throw ConfigError(fmt::format("{} = {} out of range: allowed (0, 1] flits/node/cycle", c.key("traffic.load"),
                                       s.load));
     }

@@ -1,0 +1,232 @@
+// The ftsim command as users run it: exit codes, messages, outputs.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(FTSIM_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string tmpdir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ftsim_cli_" + name + "_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const std::string kBase = std::string(FTSIM_SOURCE_DIR) + "/experiments/mesh-uniform.yaml";
+const std::string kShort = " --quiet --set sim.warmup_cycles=100 --set sim.measure_cycles=500";
+
+void expect_config_error(const std::string& args, const std::string& must_mention) {
+  const Result r = run("run " + args);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(must_mention), std::string::npos) << "message: " << r.output;
+  // One clear message: a single line starting with "ftsim: error:".
+  EXPECT_EQ(r.output.rfind("ftsim: error:", 0), 0U) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+}  // namespace
+
+TEST(Cli, MalformedYaml) {
+  const auto d = tmpdir("malformed");
+  expect_config_error(write_file(d, "bad.yaml", "topology: [mesh:8x8\nrouting: dor\n"), "malformed YAML");
+}
+
+TEST(Cli, UnknownKey) {
+  expect_config_error(kBase + kShort + " --set router.vc=2", "router.vc");
+  const auto d = tmpdir("unknown");
+  expect_config_error(write_file(d, "u.yaml", "topology: mesh:4x4\nspeed: 3\n"), "speed");
+}
+
+TEST(Cli, UnknownNames) {
+  expect_config_error(kBase + kShort + " --set topology=ring:8", "ring");
+  expect_config_error(kBase + kShort + " --set routing=xy-magic", "xy-magic");
+  expect_config_error(kBase + kShort + " --set traffic.pattern=zipf", "zipf");
+}
+
+TEST(Cli, OutOfRangeValues) {
+  expect_config_error(kBase + kShort + " --set traffic.load=0", "traffic.load");
+  expect_config_error(kBase + kShort + " --set traffic.load=1.5", "(0, 1]");
+  expect_config_error(kBase + kShort + " --set topology=mesh:1x8", "k=1");
+  expect_config_error(kBase + kShort + " --set routing=duato --set router.vcs=1", "router.vcs=1");
+  expect_config_error(kBase + kShort + " --set router.vcs=17", "1..16");
+  expect_config_error(kBase + kShort + " --set topology=torus:4x4", "vct");  // bubble needs VCT
+}
+
+TEST(Cli, FaultOnMissingLink) {
+  expect_config_error(kBase + kShort + " --set 'faults=[{link: \"7,0:x+\", at: 10}]'", "does not exist");
+  expect_config_error(kBase + kShort + " --set 'faults=[{link_id: 500, at: 10}]'", "0..111");
+}
+
+TEST(Cli, DisconnectedNetwork) {
+  // Both links of corner router (0,0) fail permanently: node (0,0) is cut off.
+  expect_config_error(kBase + kShort + " --set 'faults=[{link: \"0,0:x+\"}, {link: \"0,0:y+\"}]'", "disconnect");
+  expect_config_error(kBase + kShort + " --set faults.random_links=200", "random_links");
+}
+
+TEST(Cli, RunWritesOutputsAndIsDeterministic) {
+  const auto d = tmpdir("det");
+  const Result a = run("run " + kBase + kShort + " --out " + d + "/a");
+  const Result b = run("run " + kBase + kShort + " --out " + d + "/b");
+  ASSERT_EQ(a.code, 0) << a.output;
+  ASSERT_EQ(b.code, 0) << b.output;
+  nlohmann::json ja;
+  nlohmann::json jb;
+  std::ifstream(d + "/a/stats.json") >> ja;
+  std::ifstream(d + "/b/stats.json") >> jb;
+  for (const char* k : {"wall_seconds", "node_cycles_per_second"}) {
+    ja.erase(k);
+    jb.erase(k);
+  }
+  EXPECT_EQ(ja, jb);
+  for (const char* k : {"cycles", "nodes", "offered_load", "accepted_load", "latency_cycles", "mean_hops", "packets",
+                        "dropped_by_reason", "deadlock"})
+    EXPECT_TRUE(ja.contains(k)) << k;
+  EXPECT_TRUE(ja["conservation_ok"].get<bool>());
+  const auto& p = ja["packets"];
+  EXPECT_EQ(p["injected"].get<long>(),
+            p["delivered"].get<long>() + p["dropped"].get<long>() + p["in_flight"].get<long>());
+  // A different seed gives a different run.
+  const Result c = run("run " + kBase + kShort + " --set sim.seed=99 --out " + d + "/c");
+  nlohmann::json jc;
+  std::ifstream(d + "/c/stats.json") >> jc;
+  EXPECT_NE(ja["packets"], jc["packets"]);
+  std::ifstream ts(d + "/a/timeseries.csv");
+  std::string header;
+  std::getline(ts, header);
+  EXPECT_EQ(header.rfind("cycle_start,cycle_end,offered", 0), 0U);
+}
+
+TEST(Cli, DeadlockIsReportedAndExitsNonZero) {
+  const std::string args = kBase + " --quiet --set topology=torus:4x4 --set routing=dor-unprotected"
+                           " --set traffic.load=0.9 --set sim.watchdog_cycles=500 --set sim.warmup_cycles=100"
+                           " --set sim.measure_cycles=20000";
+  const auto d = tmpdir("deadlock");
+  const Result r = run("run " + args + " --out " + d + "/x");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("deadlock"), std::string::npos);
+  nlohmann::json j;
+  std::ifstream(d + "/x/stats.json") >> j;
+  EXPECT_TRUE(j["deadlock"].get<bool>());
+  const auto& chain = j["deadlock_report"]["wait_for_chain"];
+  ASSERT_GE(chain.size(), 3U);
+  EXPECT_EQ(chain.front(), chain.back());  // a cycle
+  EXPECT_FALSE(j["deadlock_report"]["blocked_vcs"].empty());
+  // Recorded as an outcome: exit 0.
+  const Result o = run("run " + args + " --set sim.deadlock_is_outcome=true --out " + d + "/y");
+  EXPECT_EQ(o.code, 0) << o.output;
+}
+
+TEST(Cli, VcdHasHierarchyAndValueChanges) {
+  const auto d = tmpdir("vcd");
+  const Result r = run("run " + kBase + kShort + " --set traffic.load=0.3 --out " + d + " --vcd " + d +
+                       "/w.vcd --trace-from 200 --trace-to 300");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(d + "/w.vcd");
+  ASSERT_TRUE(in.good());
+  std::vector<std::string> scopes;
+  std::map<std::string, std::string> ids;  // var name in scope path -> id
+  std::map<std::string, int> changes;      // id -> count
+  std::string line;
+  bool defs = true;
+  long last_time = -1;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tok;
+    ls >> tok;
+    if (defs) {
+      if (tok == "$scope") {
+        std::string kind, name;
+        ls >> kind >> name;
+        scopes.push_back(name);
+      } else if (tok == "$upscope") {
+        scopes.pop_back();
+      } else if (tok == "$var") {
+        std::string type, width, id, name;
+        ls >> type >> width >> id >> name;
+        std::string path;
+        for (const auto& s : scopes) path += s + ".";
+        ids[path + name] = id;
+      } else if (tok == "$enddefinitions") {
+        defs = false;
+      }
+    } else if (!tok.empty() && tok[0] == '#') {
+      last_time = std::stol(tok.substr(1));
+    } else if (!tok.empty()) {
+      std::string id;
+      if (tok[0] == 'b') ls >> id;
+      else id = tok.substr(1);
+      ++changes[id];
+    }
+  }
+  const std::string occ = "SystemC.net.router_3_3.input_east.vc0.occupancy";
+  ASSERT_TRUE(ids.count(occ)) << "missing " << occ;
+  for (const char* v : {"SystemC.net.router_3_3.output_west.grant", "SystemC.net.router_3_3.output_west.flit.packet",
+                        "SystemC.net.router_3_3.output_west.req0", "SystemC.net.router_3_3.output_west.stop",
+                        "SystemC.net.router_3_3.output_local.vc1.credits", "SystemC.net.clk"})
+    EXPECT_TRUE(ids.count(v)) << "missing " << v;
+  // The clock toggles twice per cycle over the 101 traced cycles.
+  EXPECT_GE(changes[ids["SystemC.net.clk"]], 2 * 100);
+  // At load 0.3 some router switched flits during the window.
+  int grants = 0;
+  for (const auto& [name, id] : ids)
+    if (name.size() > 6 && name.compare(name.size() - 6, 6, ".grant") == 0) grants += changes[id];
+  EXPECT_GT(grants, 50);
+  EXPECT_GE(last_time, 300);
+}
+
+TEST(Cli, ListNamesEverything) {
+  const Result r = run("list");
+  EXPECT_EQ(r.code, 0);
+  for (const char* n : {"mesh", "torus", "kary-ntree", "mikant", "dor", "dor-dateline", "duato", "updown",
+                        "mikant-shortest", "uniform", "hotspot", "transpose", "bit-complement", "bit-reversal",
+                        "shuffle", "tornado", "neighbor"})
+    EXPECT_NE(r.output.find(n), std::string::npos) << n;
+}
+
+TEST(Cli, SweepWritesResultsAndPlots) {
+  const auto d = tmpdir("sweep");
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\n"
+                                           "grid:\n  traffic.load: [0.05, 0.1]\n  sim.seed: [1, 2]\n");
+  const Result r = run("sweep " + sweep + " --jobs 2 --quiet --out " + d + "/out");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream csv(d + "/out/results.csv");
+  std::string line;
+  int rows = -1;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 4);
+  EXPECT_TRUE(fs::exists(d + "/out/accepted_load.png"));
+  EXPECT_TRUE(fs::exists(d + "/out/latency.png"));
+}
