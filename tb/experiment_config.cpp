@@ -204,7 +204,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       schedule = f;
     } else if (f.IsMap()) {
       check_map(c, f, "faults", {"schedule", "random_links", "random_seed", "random_at", "detection_delay"});
-      schedule = f["schedule"];
+      if (f["schedule"]) schedule = f["schedule"];
       auto& fs = cfg.faults;
       if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
       if (f["random_seed"]) fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
@@ -235,6 +235,29 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
 
 }  // namespace
 
+namespace {
+// Returns a copy of `cur` (a mapping, or nothing yet) with keys[i..] set to value.
+YAML::Node with_override(const YAML::Node& cur, const std::vector<std::string>& keys, std::size_t i,
+                         const YAML::Node& value, const std::string& assignment) {
+  YAML::Node out(YAML::NodeType::Map);
+  const bool defined = cur.IsDefined() && !cur.IsNull();
+  if (defined && cur.IsMap()) {
+    out = YAML::Clone(cur);
+  } else if (defined && cur.IsSequence() && i > 0 && keys[i - 1] == "faults") {
+    out["schedule"] = YAML::Clone(cur);  // "faults: [..]" becomes "faults: {schedule: [..]}"
+  } else if (defined) {
+    throw ConfigError(fmt::format("--set '{}': '{}' is not a mapping", assignment, keys[i - 1]));
+  }
+  if (i + 1 == keys.size()) {
+    out[keys[i]] = value;
+  } else {
+    const YAML::Node& constant = out;
+    out[keys[i]] = with_override(constant[keys[i]], keys, i + 1, value, assignment);
+  }
+  return out;
+}
+}  // namespace
+
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -254,22 +277,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
   }
-  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  YAML::Node node = root;
-  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-    YAML::Node child = node[keys[i]];
-    if (child.IsSequence() && keys[i] == "faults") {  // "faults: [..]" becomes "faults: {schedule: [..]}"
-      YAML::Node wrapped(YAML::NodeType::Map);
-      wrapped["schedule"] = YAML::Clone(child);
-      node[keys[i]] = wrapped;
-    } else if (!child || child.IsNull()) {
-      node[keys[i]] = YAML::Node(YAML::NodeType::Map);
-    } else if (!child.IsMap()) {
-      throw ConfigError(fmt::format("--set '{}': '{}' is not a mapping", assignment, keys[i]));
-    }
-    node.reset(node[keys[i]]);
-  }
-  node[keys.back()] = value;
+  root = with_override(root, keys, 0, value, assignment);
 }
 
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,

@@ -219,8 +219,11 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["latency_cycles"] = percentiles(s.latencies);
   j["network_latency_cycles"] = percentiles(s.network_latencies);
   j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;
+  // Routers traversed: hops + 1 in direct networks; hops - 1 in indirect ones,
+  // whose hop count includes the two node links (docs/validation.md).
+  const double routers_traversed = j["mean_hops"].get<double>() + (topo.is_direct() ? 1.0 : -1.0);
   j["zero_load_latency_model_cycles"] =
-      2.0 + (j["mean_hops"].get<double>() + 1.0) * cfg.router.hop_latency() + (cfg.traffic.mean_packet_flits() - 1.0);
+      2.0 + routers_traversed * cfg.router.hop_latency() + (cfg.traffic.mean_packet_flits() - 1.0);
   j["packets"] = {{"injected", s.created},
                   {"delivered", s.delivered},
                   {"dropped", dropped},

@@ -1,0 +1,106 @@
+// Experiment parsing and traffic patterns (no simulation).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "routing_logic/kary_ncube.hpp"
+#include "tb/experiment_config.hpp"
+#include "tb/traffic_pattern.hpp"
+
+using namespace ftsim;
+
+TEST(Config, DefaultsAndOverrides) {
+  const auto c = tb::parse_experiment("topology: torus:4x4\nrouter: {vcs: 3}\n",
+                                      {"traffic.load=0.25", "router.latency.link=3", "faults.random_links=2"});
+  EXPECT_EQ(c.topology, "torus:4x4");
+  EXPECT_EQ(c.router.vcs, 3);
+  EXPECT_DOUBLE_EQ(c.traffic.load, 0.25);
+  EXPECT_EQ(c.router.lat_link, 3);
+  EXPECT_EQ(c.router.hop_latency(), 7);
+  EXPECT_EQ(c.faults.random_links, 2);
+}
+
+TEST(Config, FaultListBecomesScheduleUnderSet) {
+  const auto c = tb::parse_experiment("faults:\n  - {link: '1,1:x+', at: 100, repair: 200}\n  - {switch: '2,2', at: 5}\n",
+                                      {"faults.random_links=1", "faults.detection_delay=7"});
+  ASSERT_EQ(c.faults.schedule.size(), 2U);
+  EXPECT_EQ(c.faults.schedule[0].link, "1,1:x+");
+  EXPECT_EQ(c.faults.schedule[0].repair, 200);
+  EXPECT_EQ(c.faults.schedule[1].router, "2,2");
+  EXPECT_EQ(c.faults.random_links, 1);
+  EXPECT_EQ(c.faults.detection_delay, 7);
+}
+
+TEST(Config, ErrorsNameKeyAndRange) {
+  auto msg = [](const std::string& y, const std::vector<std::string>& s = {}) {
+    try {
+      tb::parse_experiment(y, s);
+    } catch (const routing::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(msg("router: {vcs: 0}").find("router.vcs"), std::string::npos);
+  EXPECT_NE(msg("router: {vcs: 0}").find("1..16"), std::string::npos);
+  EXPECT_NE(msg("router: {flow_control: sloppy}").find("wormhole, vct"), std::string::npos);
+  EXPECT_NE(msg("sim: {seed: abc}").find("sim.seed"), std::string::npos);
+  EXPECT_NE(msg("faults: [{at: 3}]").find("exactly one"), std::string::npos);
+  EXPECT_NE(msg("faults: [{link: '1,1:x+', at: 30, repair: 20}]").find("later"), std::string::npos);
+  EXPECT_NE(msg("router: {flow_control: vct, buffer_flits: 2}\ntraffic: {packet_flits: 4}").find("longest packet"),
+            std::string::npos);
+  EXPECT_NE(msg("{}", {"novalue"}).find("dotted.key=value"), std::string::npos);
+  EXPECT_NE(msg("a: [").find("malformed YAML"), std::string::npos);
+}
+
+namespace {
+tb::TrafficPattern pattern(const routing::Topology& t, const std::string& name) {
+  tb::TrafficSpec s;
+  s.pattern = name;
+  return tb::TrafficPattern(t, s);
+}
+}  // namespace
+
+TEST(Traffic, PermutationsByHand) {
+  auto t = routing::make_topology("mesh:8x8");
+  const auto& c = dynamic_cast<const routing::KAryNCube&>(*t);
+  EXPECT_EQ(pattern(*t, "bit-complement").permutation(0), 63);
+  EXPECT_EQ(pattern(*t, "bit-complement").permutation(0b101010), 0b010101);
+  EXPECT_EQ(pattern(*t, "bit-reversal").permutation(1), 32);
+  EXPECT_EQ(pattern(*t, "bit-reversal").permutation(0b110100), 0b001011);
+  EXPECT_EQ(pattern(*t, "shuffle").permutation(0b100001), 0b000011);
+  for (int x = 0; x < 8; ++x)
+    for (int y = 0; y < 8; ++y) {
+      const int s = x + 8 * y;
+      EXPECT_EQ(pattern(*t, "transpose").permutation(s), y + 8 * x);
+      EXPECT_EQ(pattern(*t, "tornado").permutation(s), (x + 3) % 8 + 8 * ((y + 3) % 8));
+      EXPECT_EQ(pattern(*t, "neighbor").permutation(s), c.neighbour(s, 0, true));
+    }
+  auto odd = routing::make_topology("mesh:3x3");
+  EXPECT_THROW(pattern(*odd, "bit-complement"), routing::ConfigError);
+  auto t8 = routing::make_topology("mesh:8x4");
+  EXPECT_THROW(pattern(*t8, "transpose"), routing::ConfigError);  // 32 nodes: odd number of bits
+}
+
+TEST(Traffic, UniformExcludesSelfAndIsUniform) {
+  auto t = routing::make_topology("mesh:4x4");
+  auto p = pattern(*t, "uniform");
+  std::mt19937_64 rng(5);
+  std::map<int, int> count;
+  const int n = 150000;
+  for (int i = 0; i < n; ++i) ++count[p.destination(5, rng)];
+  EXPECT_EQ(count.count(5), 0U);
+  EXPECT_EQ(count.size(), 15U);
+  // Each of 15 destinations expects n/15 = 10000; 5 sigma of a binomial is ~470.
+  for (auto [d, k] : count) EXPECT_NEAR(k, n / 15.0, 500) << d;
+}
+
+TEST(Traffic, DeadNodesAreNotTargets) {
+  auto t = routing::make_topology("mesh:4x4");
+  auto p = pattern(*t, "uniform");
+  std::vector<int> comp(16, 0);
+  comp[3] = -1;
+  p.set_components(comp);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 5000; ++i) EXPECT_NE(p.destination(0, rng), 3);
+  EXPECT_EQ(p.destination(3, rng), routing::kNone);
+}
