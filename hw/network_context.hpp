@@ -67,12 +67,16 @@ struct NetworkContext {
   std::uint64_t period_ticks = 1;  ///< sc_time value of one clock period
   bool trace_mode = false;         ///< every router ticks every cycle (VCD)
   int max_packet_flits = 1;
+  /// Incremented by every drop, so routers re-check their packets' dropped
+  /// flags only after a drop happened (keeps the fault-free hot path lean).
+  std::uint64_t drop_epoch = 0;
 
   /// Marks a packet dropped once, with a reason.
   void drop(std::uint32_t id, DropReason reason) {
     PacketInfo& p = packets[id];
     if (p.dropped) return;
     p.dropped = true;
+    ++drop_epoch;
     ++stats.dropped[static_cast<int>(reason)];
     ++stats.ts_dropped;
     if (p.measured) --stats.measured_outstanding;

@@ -76,6 +76,7 @@ void Router::fail() {
     }
   }
   m_buffered = 0;
+  m_waiting_va = 0;
   for (auto* ni : m_nis) ni->fail();
   m_port_alive = 0;
 }
@@ -122,9 +123,11 @@ void Router::tick() {
   }
   for (auto* ni : m_nis) ni->tick(c);
   receive(c);
-  switch_allocation(c);
-  vc_allocation(c);
-  route_computation(c);
+  if (m_buffered > 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
+    switch_allocation(c);
+    if (m_waiting_va > 0) vc_allocation(c);
+    route_computation(c);
+  }
   if (!m_ctx.trace_mode && !has_work()) {
     m_sleeping = true;
     next_trigger(m_wake_event);
@@ -194,7 +197,6 @@ void Router::switch_allocation(std::uint64_t c) {
       const int v = (ip.rr_sa + i) % vcs;
       const InputVc& iv = ip.vcs[v];
       if (iv.state != InputVc::State::kActive || iv.ready > c || iv.fifo.empty()) continue;
-      if (m_ctx.packets[iv.packet].dropped) continue;
       const OutputPort& op = m_out[iv.out_port];
       if (op.vcs[iv.out_vc].credits <= 0 || (op.link != nullptr && op.link->bundle.stop)) continue;
       m_sa_request[p] = v;
@@ -315,6 +317,7 @@ void Router::vc_allocation(std::uint64_t c) {
     op.vcs[w.out_vc].allocated = true;
     op.rr_va[w.out_vc] = (w.in_port * vcs + w.in_vc + 1) % n;
     iv.state = InputVc::State::kActive;
+    --m_waiting_va;
     iv.out_port = w.out_port;
     iv.out_vc = w.out_vc;
     iv.ready = c + m_ctx.params.lat_va;
@@ -324,13 +327,17 @@ void Router::vc_allocation(std::uint64_t c) {
 void Router::route_computation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const int vcs = m_ctx.params.vcs;
+  const bool check_drops = m_seen_drop_epoch != m_ctx.drop_epoch;
+  m_seen_drop_epoch = m_ctx.drop_epoch;
   for (int p = 0; p < radix; ++p) {
     for (int v = 0; v < vcs; ++v) {
       InputVc& iv = m_in[p].vcs[v];
-      if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
+      if (check_drops && iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
         if (iv.state == InputVc::State::kActive) m_out[iv.out_port].vcs[iv.out_vc].allocated = false;
+        if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
         iv.state = InputVc::State::kIdle;
       }
+      if (iv.state != InputVc::State::kIdle || iv.fifo.empty()) continue;
       while (iv.state == InputVc::State::kIdle && !iv.fifo.empty()) {
         const Flit f = iv.fifo.front().item;
         if (m_ctx.packets[f.packet].dropped) {
@@ -359,6 +366,7 @@ void Router::route_computation(std::uint64_t c) {
           continue;
         }
         iv.state = InputVc::State::kVcAlloc;
+        ++m_waiting_va;
         iv.packet = f.packet;
         iv.ready = c + m_ctx.params.lat_rc;
       }

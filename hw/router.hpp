@@ -134,6 +134,8 @@ class Router : public sc_core::sc_module {
   std::uint64_t m_port_alive = ~0ULL;
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
+  int m_waiting_va = 0;  // input VCs in kVcAlloc
+  std::uint64_t m_seen_drop_epoch = 0;
   bool m_sleeping = false;
   bool m_failed = false;
   sc_core::sc_event m_wake_event;
