@@ -203,6 +203,16 @@ TEST(Cli, VcdHasHierarchyAndValueChanges) {
     if (name.size() > 6 && name.compare(name.size() - 6, 6, ".grant") == 0) grants += changes[id];
   EXPECT_GT(grants, 50);
   EXPECT_GE(last_time, 300);
+  // Every signal of the router view waves/router.gtkw exists in the VCD.
+  std::ifstream gtkw(std::string(FTSIM_SOURCE_DIR) + "/waves/router.gtkw");
+  int signals = 0;
+  while (std::getline(gtkw, line)) {
+    if (line.rfind("SystemC.", 0) != 0) continue;
+    const std::string name = line.substr(0, line.find('['));
+    EXPECT_TRUE(ids.count(name)) << "waves/router.gtkw names a missing signal: " << name;
+    ++signals;
+  }
+  EXPECT_GT(signals, 50);
 }
 
 TEST(Cli, ListNamesEverything) {
