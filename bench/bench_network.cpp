@@ -38,10 +38,11 @@ int sc_main(int argc, char* argv[]) {
     o.quiet = true;
     const auto r = ftsim::tb::run_experiment(cfg, o);
     const auto& j = r.stats;
-    std::printf("%-10s load %-4s  %8.3f M node-cycles/s  (%lld cycles, %.3f s simulated, accepted %.4f, latency %.1f)\n",
-                topo.c_str(), load.c_str(), j["node_cycles_per_second"].get<double>() / 1e6,
-                j["cycles"].get<long long>(), j["simulation_seconds"].get<double>(), j["accepted_load"].get<double>(),
-                j["latency_cycles"]["mean"].get<double>());
+    std::printf(
+        "%-10s load %-4s  %8.3f M node-cycles/s  (%lld cycles, %.3f s simulated, accepted %.4f, latency %.1f)\n",
+        topo.c_str(), load.c_str(), j["node_cycles_per_second"].get<double>() / 1e6, j["cycles"].get<long long>(),
+        j["simulation_seconds"].get<double>(), j["accepted_load"].get<double>(),
+        j["latency_cycles"]["mean"].get<double>());
     return r.exit_code;
   }
   std::printf("ftsim bench: 8x8, DOR, 2 VCs, 4-flit packets, uniform, 10,000 + 30,000 cycles\n");

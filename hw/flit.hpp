@@ -17,8 +17,7 @@ struct Flit {
   bool tail = false;
   bool valid = false;  ///< for traced "last flit" registers only
   bool operator==(const Flit& o) const {
-    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail &&
-           valid == o.valid;
+    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail && valid == o.valid;
   }
 };
 

@@ -1,8 +1,8 @@
 // The management plane: one TLM-2.0 initiator socket per router table.
 #pragma once
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
 

@@ -12,15 +12,15 @@ namespace ftsim::hw {
 
 /// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
 struct RouterParams {
-  int vcs = 2;             ///< VCs per input port, 1..16
-  int buffer_flits = 8;    ///< depth B of each VC FIFO, in flits
-  bool vct = false;        ///< virtual cut-through (true) or wormhole (false)
-  int lat_rc = 1;          ///< route computation
-  int lat_va = 1;          ///< VC allocation
-  int lat_sa = 1;          ///< switch allocation
-  int lat_st = 1;          ///< switch (crossbar) traversal
-  int lat_link = 1;        ///< link traversal
-  int lat_credit = 1;      ///< credit return
+  int vcs = 2;           ///< VCs per input port, 1..16
+  int buffer_flits = 8;  ///< depth B of each VC FIFO, in flits
+  bool vct = false;      ///< virtual cut-through (true) or wormhole (false)
+  int lat_rc = 1;        ///< route computation
+  int lat_va = 1;        ///< VC allocation
+  int lat_sa = 1;        ///< switch allocation
+  int lat_st = 1;        ///< switch (crossbar) traversal
+  int lat_link = 1;      ///< link traversal
+  int lat_credit = 1;    ///< credit return
   /// Cycles per hop at zero load: RC + VA + SA + ST + LT.
   int hop_latency() const { return lat_rc + lat_va + lat_sa + lat_st + lat_link; }
 };
@@ -39,8 +39,8 @@ struct NetworkStats {
   std::uint64_t window_end = 0;
   std::uint64_t window_flits_created = 0;
   std::uint64_t window_flits_delivered = 0;
-  std::uint64_t measured_outstanding = 0;  ///< measured packets not yet delivered/dropped
-  std::vector<std::uint32_t> latencies;    ///< of measured packets, creation to tail delivery
+  std::uint64_t measured_outstanding = 0;        ///< measured packets not yet delivered/dropped
+  std::vector<std::uint32_t> latencies;          ///< of measured packets, creation to tail delivery
   std::vector<std::uint32_t> network_latencies;  ///< injection to tail delivery
   std::uint64_t hops_sum = 0;
   std::uint64_t hops_count = 0;

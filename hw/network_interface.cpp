@@ -157,8 +157,10 @@ void NetworkInterface::tick(std::uint64_t now) {
   m_to_router->flits.push(now + 1, f);
   ++m_ctx.stats.flits_moved;
   m_ctx.stats.last_move_cycle = now;
-  if (f.tail) m_cur_vc = -1;
-  else ++m_next_seq;
+  if (f.tail)
+    m_cur_vc = -1;
+  else
+    ++m_next_seq;
 }
 
 }  // namespace ftsim::hw

@@ -1,10 +1,10 @@
 // Network interface: TLM-2.0 message target, unbounded source queue,
 // packetisation and injection, ejection and delivery through a TLM initiator.
 #pragma once
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <cstdint>
 #include <deque>
@@ -25,9 +25,7 @@ struct DeliveryExtension : tlm::tlm_extension<DeliveryExtension> {
   int hops = 0;
   int flits = 0;
   tlm::tlm_extension_base* clone() const override { return new DeliveryExtension(*this); }
-  void copy_from(const tlm::tlm_extension_base& e) override {
-    *this = static_cast<const DeliveryExtension&>(e);
-  }
+  void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const DeliveryExtension&>(e); }
 };
 
 /// Network interface of one node. Messages arrive through `target`

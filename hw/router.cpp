@@ -48,11 +48,15 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     for (auto& ov : m_out[p].vcs) ov.credits = kInfiniteCredits;
 }
 
-std::uint64_t Router::now() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+std::uint64_t Router::now() const {
+  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+}
 
 void Router::set_port_alive(int p, bool alive) {
-  if (alive) m_port_alive |= (1ULL << p);
-  else m_port_alive &= ~(1ULL << p);
+  if (alive)
+    m_port_alive |= (1ULL << p);
+  else
+    m_port_alive &= ~(1ULL << p);
 }
 
 void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy) {
@@ -69,7 +73,8 @@ void Router::fail() {
   m_failed = true;
   for (auto& ip : m_in) {
     for (auto& iv : ip.vcs) {
-      for (std::size_t i = 0; i < iv.fifo.size(); ++i) m_ctx.drop(iv.fifo.at(i).item.packet, DropReason::kSwitchFailure);
+      for (std::size_t i = 0; i < iv.fifo.size(); ++i)
+        m_ctx.drop(iv.fifo.at(i).item.packet, DropReason::kSwitchFailure);
       iv.fifo.clear();
       iv.occupancy = 0;
       iv.state = InputVc::State::kIdle;
@@ -159,8 +164,7 @@ void Router::receive(std::uint64_t c) {
       l->credits.pop();
       if (++ov.credits > depth)
         throw std::logic_error(fmt::format("credit overflow at {} output {} cycle {}: {} > {}", name(),
-                                           m_ctx.topology->port_name(m_id, static_cast<int>(p)), c, ov.credits,
-                                           depth));
+                                           m_ctx.topology->port_name(m_id, static_cast<int>(p)), c, ov.credits, depth));
     }
   }
   for (std::size_t p = 0; p < m_in.size(); ++p) {

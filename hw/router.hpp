@@ -108,10 +108,10 @@ class Router : public sc_core::sc_module {
     std::vector<OutputVc> vcs;
     bool ejection = false;
     bool connected = false;
-    int rr_sa = 0;              // output-side SA arbiter
-    int grant = -1;             // traced: input port granted this cycle
-    Flit last_flit;             // traced
-    std::vector<int> rr_va;     // per output VC arbiter
+    int rr_sa = 0;           // output-side SA arbiter
+    int grant = -1;          // traced: input port granted this cycle
+    Flit last_flit;          // traced
+    std::vector<int> rr_va;  // per output VC arbiter
   };
 
   void tick();

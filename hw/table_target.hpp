@@ -1,8 +1,8 @@
 // Management-plane access to a router's forwarding table over TLM-2.0.
 #pragma once
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "tables/forwarding_table.hpp"
 

@@ -56,8 +56,7 @@ std::vector<int> ChannelDependencyGraph::find_cycle() const {
 }
 
 std::string describe_channel(const Topology& topo, const ChannelRef& c) {
-  return fmt::format("router {} port {} vc {}", topo.router_label(c.router), topo.port_name(c.router, c.port),
-                     c.vc);
+  return fmt::format("router {} port {} vc {}", topo.router_label(c.router), topo.port_name(c.router, c.port), c.vc);
 }
 
 namespace {
@@ -84,8 +83,7 @@ struct StateHash {
 
 }  // namespace
 
-ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet& faults,
-                                 const CdgOptions& options) {
+ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet& faults, const CdgOptions& options) {
   const Topology& topo = relation.topology();
   const int vcs = relation.vcs();
   ChannelDependencyGraph g(topo.num_routers() * topo.max_radix() * vcs, topo.max_radix(), vcs);
@@ -129,8 +127,10 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
         for (const RouteCandidate& c : cands) {
           const PortPeer& pp = topo.peer(st.router, c.port);
           if (pp.kind == PortPeer::Kind::kNode) {
-            if (pp.id == d) delivered = true;
-            else dead_end = true;  // ejected at the wrong node
+            if (pp.id == d)
+              delivered = true;
+            else
+              dead_end = true;  // ejected at the wrong node
             continue;
           }
           if (pp.kind != PortPeer::Kind::kRouter || !(alive[st.router] >> c.port & 1U)) {

@@ -38,8 +38,7 @@ struct CdgOptions {
 /// The graph plus what the enumeration learnt about delivery.
 class ChannelDependencyGraph {
  public:
-  ChannelDependencyGraph(int channels, int max_radix, int vcs)
-      : m_adj(channels), m_max_radix(max_radix), m_vcs(vcs) {}
+  ChannelDependencyGraph(int channels, int max_radix, int vcs) : m_adj(channels), m_max_radix(max_radix), m_vcs(vcs) {}
   int num_channels() const { return static_cast<int>(m_adj.size()); }
   int num_edges() const;
   void add_edge(int from, int to);

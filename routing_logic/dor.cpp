@@ -16,12 +16,12 @@ int dor_direction(const KAryNCube& t, int from, int to, int dim) {
 
 void RoutingRelation::configure(const Topology& topo, int vcs) {
   if (vcs < min_vcs() || vcs > 16)
-    throw ConfigError(fmt::format("router.vcs={} is not allowed for routing '{}': allowed {}..16", vcs, name(),
-                                  min_vcs()));
+    throw ConfigError(
+        fmt::format("router.vcs={} is not allowed for routing '{}': allowed {}..16", vcs, name(), min_vcs()));
   check_topology(topo);
   if (topo.max_radix() > 64)
-    throw ConfigError(fmt::format("topology {} has radix {}, more than the 64 ports a router supports",
-                                  topo.spec(), topo.max_radix()));
+    throw ConfigError(fmt::format("topology {} has radix {}, more than the 64 ports a router supports", topo.spec(),
+                                  topo.max_radix()));
   m_topo = &topo;
   m_vcs = vcs;
   m_all_vcs = (vcs >= 32) ? ~0U : ((1U << vcs) - 1U);
@@ -36,9 +36,13 @@ void DorRouting::check_topology(const Topology& topo) const {
     throw ConfigError(fmt::format("routing 'dor-dateline' needs a torus, got {}; use 'dor'", topo.spec()));
 }
 
-void DorRouting::on_configure() { m_cube = static_cast<const KAryNCube*>(&topology()); }
+void DorRouting::on_configure() {
+  m_cube = static_cast<const KAryNCube*>(&topology());
+}
 
-bool DorRouting::needs_bubble() const { return m_mode == Mode::kBubble && m_cube != nullptr && m_cube->torus(); }
+bool DorRouting::needs_bubble() const {
+  return m_mode == Mode::kBubble && m_cube != nullptr && m_cube->torus();
+}
 
 PortId DorRouting::next_port(RouterId r, NodeId dst) const {
   for (int d = 0; d < m_cube->dimensions(); ++d) {

@@ -16,8 +16,7 @@ KAryNCube::KAryNCube(std::vector<int> dims, bool torus) : m_dims(std::move(dims)
     if (k < 2 || k > 1024)
       throw ConfigError(fmt::format("topology {}: radix k={} out of range, allowed 2..1024", kind, k));
     total *= k;
-    if (total > (1L << 22))
-      throw ConfigError(fmt::format("topology {}: more than {} routers", kind, 1L << 22));
+    if (total > (1L << 22)) throw ConfigError(fmt::format("topology {}: more than {} routers", kind, 1L << 22));
   }
   m_stride.resize(m_dims.size());
   int s = 1;
@@ -88,13 +87,13 @@ RouterId KAryNCube::parse_router(const std::string& label) const {
     }
   }
   if (static_cast<int>(c.size()) != dimensions())
-    throw ConfigError(fmt::format("router '{}' in {}: expected {} comma-separated coordinates", label, spec(),
-                                  dimensions()));
+    throw ConfigError(
+        fmt::format("router '{}' in {}: expected {} comma-separated coordinates", label, spec(), dimensions()));
   RouterId r = 0;
   for (int d = 0; d < dimensions(); ++d) {
     if (c[d] < 0 || c[d] >= m_dims[d])
-      throw ConfigError(fmt::format("router '{}' in {}: coordinate {} = {} out of range 0..{}", label, spec(), d,
-                                    c[d], m_dims[d] - 1));
+      throw ConfigError(fmt::format("router '{}' in {}: coordinate {} = {} out of range 0..{}", label, spec(), d, c[d],
+                                    m_dims[d] - 1));
     r += c[d] * m_stride[d];
   }
   return r;

@@ -104,7 +104,9 @@ int KAryNTree::lca_tier(NodeId s, NodeId d) const {
   return m_n - 1;  // same node; not a meaningful pair
 }
 
-std::string KAryNTree::spec() const { return fmt::format("kary-ntree:{},{}", m_k, m_n); }
+std::string KAryNTree::spec() const {
+  return fmt::format("kary-ntree:{},{}", m_k, m_n);
+}
 
 std::string KAryNTree::router_label(RouterId r) const {
   std::vector<int> w(m_n - 1);
@@ -159,9 +161,12 @@ LinkId KAryNTree::parse_link(const std::string& label) const {
     if (j < 0 || j >= m_k) throw ConfigError(fmt::format("{}: port {} out of range 0..{}", what, j, m_k - 1));
     return j;
   };
-  if (port.rfind("up", 0) == 0) p = m_k + num(2);
-  else if (port.rfind("down", 0) == 0) p = num(4);
-  else throw ConfigError(what + ": port must be upJ or downJ");
+  if (port.rfind("up", 0) == 0)
+    p = m_k + num(2);
+  else if (port.rfind("down", 0) == 0)
+    p = num(4);
+  else
+    throw ConfigError(what + ": port must be upJ or downJ");
   const PortPeer& pp = peer(r, p);
   if (pp.link == kNone) throw ConfigError(what + ": no link on that port (top tier has no up links)");
   return pp.link;

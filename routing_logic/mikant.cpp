@@ -69,7 +69,9 @@ RouterId Mikant::switch_id(int g, int l, const std::vector<int>& d_low_first) co
   return (g * (m_n - 1) + l) * m_per_level + idx;
 }
 
-std::string Mikant::spec() const { return fmt::format("mikant:{},{}", m_k, m_n); }
+std::string Mikant::spec() const {
+  return fmt::format("mikant:{},{}", m_k, m_n);
+}
 
 std::string Mikant::router_label(RouterId r) const {
   std::vector<int> parts{group(r), level(r)};
@@ -125,16 +127,16 @@ std::vector<int> Mikant::parse_tuple(const std::string& label, const char* what)
 RouterId Mikant::parse_router(const std::string& label) const {
   const auto v = parse_tuple(label, "switch");
   if (static_cast<int>(v.size()) != m_n + 1)
-    throw ConfigError(fmt::format("switch '{}' in {}: expected <G,L,D{}..D0> with {} fields", label, spec(),
-                                  m_n - 2, m_n + 1));
+    throw ConfigError(
+        fmt::format("switch '{}' in {}: expected <G,L,D{}..D0> with {} fields", label, spec(), m_n - 2, m_n + 1));
   if (v[0] > 1 || v[1] > m_n - 2)
     throw ConfigError(fmt::format("switch '{}' in {}: G must be 0..1 and L 0..{}", label, spec(), m_n - 2));
   std::vector<int> d(m_n - 1);
   for (int i = 0; i < m_n - 1; ++i) {
     d[m_n - 2 - i] = v[2 + i];
     if (v[2 + i] >= m_k)
-      throw ConfigError(fmt::format("switch '{}' in {}: digit {} out of range 0..{}", label, spec(), v[2 + i],
-                                    m_k - 1));
+      throw ConfigError(
+          fmt::format("switch '{}' in {}: digit {} out of range 0..{}", label, spec(), v[2 + i], m_k - 1));
   }
   return switch_id(v[0], v[1], d);
 }
@@ -142,14 +144,14 @@ RouterId Mikant::parse_router(const std::string& label) const {
 LinkId Mikant::parse_link(const std::string& label) const {
   const auto v = parse_tuple(label, "link");
   if (static_cast<int>(v.size()) != m_n + 2)
-    throw ConfigError(fmt::format("link '{}' in {}: expected <G,L,D{}..D0,P> with {} fields", label, spec(),
-                                  m_n - 2, m_n + 2));
+    throw ConfigError(
+        fmt::format("link '{}' in {}: expected <G,L,D{}..D0,P> with {} fields", label, spec(), m_n - 2, m_n + 2));
   for (std::size_t i = 2; i < v.size(); ++i)
     if (v[i] >= m_k)
       throw ConfigError(fmt::format("link '{}' in {}: digit {} out of range 0..{}", label, spec(), v[i], m_k - 1));
   if (v[0] > 1 || v[1] > m_n - 1 || (v[1] == m_n - 1 && v[0] != 1))
-    throw ConfigError(fmt::format("link '{}' in {}: G must be 0..1 and L 0..{} (L={} only with G=1)", label,
-                                  spec(), m_n - 1, m_n - 1));
+    throw ConfigError(fmt::format("link '{}' in {}: G must be 0..1 and L 0..{} (L={} only with G=1)", label, spec(),
+                                  m_n - 1, m_n - 1));
   std::vector<int> d(m_n - 1);
   for (int i = 0; i < m_n - 1; ++i) d[m_n - 2 - i] = v[2 + i];
   const int p = v[m_n + 1];

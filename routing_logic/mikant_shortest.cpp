@@ -9,7 +9,9 @@ void MikantShortestRouting::check_topology(const Topology& topo) const {
     throw ConfigError(fmt::format("routing 'mikant-shortest' needs a mikant topology, got {}", topo.spec()));
 }
 
-void MikantShortestRouting::on_configure() { m_mk = static_cast<const Mikant*>(&topology()); }
+void MikantShortestRouting::on_configure() {
+  m_mk = static_cast<const Mikant*>(&topology());
+}
 
 PortId MikantShortestRouting::next_port(RouterId w, NodeId t) const {
   const int k = m_mk->k();
@@ -18,8 +20,8 @@ PortId MikantShortestRouting::next_port(RouterId w, NodeId t) const {
   if (m_mk->group(w) != m_mk->node_group(t)) return m_mk->node_digit(t, lw) + k;  // Case 0
   for (int i = lw; i <= n - 2; ++i)
     if (m_mk->switch_digit(w, i) != m_mk->node_digit(t, i)) return m_mk->node_digit(t, lw) + k;  // Case 3
-  if (lw > 0) return m_mk->node_digit(t, lw - 1);  // Case 1
-  return m_mk->node_digit(t, n - 1);                // Case 2
+  if (lw > 0) return m_mk->node_digit(t, lw - 1);                                                // Case 1
+  return m_mk->node_digit(t, n - 1);                                                             // Case 2
 }
 
 void MikantShortestRouting::route(const RouteQuery& q, RouteSet& out) const {

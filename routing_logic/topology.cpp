@@ -44,8 +44,7 @@ LinkId Topology::parse_link_any(const std::string& text) const {
   if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); })) {
     const long v = std::stol(t);
     if (v < 0 || v >= num_links())
-      throw ConfigError(fmt::format("link id {} does not exist in {}: allowed 0..{}", v, spec(),
-                                    num_links() - 1));
+      throw ConfigError(fmt::format("link id {} does not exist in {}: allowed 0..{}", v, spec(), num_links() - 1));
     return static_cast<LinkId>(v);
   }
   return parse_link(text);
@@ -105,8 +104,7 @@ std::unique_ptr<Topology> make_topology(const std::string& spec) {
   const std::size_t colon = spec.find(':');
   if (colon == std::string::npos)
     throw ConfigError(fmt::format(
-        "topology '{}': expected NAME:PARAMS, one of mesh:8x8, torus:3x3x3, kary-ntree:4,3, mikant:3,3",
-        spec));
+        "topology '{}': expected NAME:PARAMS, one of mesh:8x8, torus:3x3x3, kary-ntree:4,3, mikant:3,3", spec));
   const std::string name = spec.substr(0, colon);
   const std::string params = spec.substr(colon + 1);
   if (name == "mesh" || name == "torus") {
@@ -114,13 +112,12 @@ std::unique_ptr<Topology> make_topology(const std::string& spec) {
   }
   if (name == "kary-ntree" || name == "mikant") {
     const auto v = parse_int_list(params, ',', spec);
-    if (v.size() != 2)
-      throw ConfigError(fmt::format("topology '{}': expected {}:K,N with two integers", spec, name));
+    if (v.size() != 2) throw ConfigError(fmt::format("topology '{}': expected {}:K,N with two integers", spec, name));
     if (name == "kary-ntree") return std::make_unique<KAryNTree>(v[0], v[1]);
     return std::make_unique<Mikant>(v[0], v[1]);
   }
-  throw ConfigError(fmt::format("topology '{}': unknown name '{}'; allowed: mesh, torus, kary-ntree, mikant",
-                                spec, name));
+  throw ConfigError(
+      fmt::format("topology '{}': unknown name '{}'; allowed: mesh, torus, kary-ntree, mikant", spec, name));
 }
 
 }  // namespace ftsim::routing

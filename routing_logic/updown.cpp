@@ -9,7 +9,9 @@ void UpDownRouting::check_topology(const Topology& topo) const {
     throw ConfigError(fmt::format("routing 'updown' needs a kary-ntree topology, got {}", topo.spec()));
 }
 
-void UpDownRouting::on_configure() { m_tree = static_cast<const KAryNTree*>(&topology()); }
+void UpDownRouting::on_configure() {
+  m_tree = static_cast<const KAryNTree*>(&topology());
+}
 
 PortId UpDownRouting::down_port(RouterId r, NodeId dst) const {
   const int l = m_tree->tier(r);

@@ -129,14 +129,18 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
     if (r["flow_control"]) {
       const std::string fc = get_str(c, r["flow_control"], "router.flow_control");
-      if (fc == "wormhole") p.vct = false;
-      else if (fc == "vct") p.vct = true;
-      else throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
+      if (fc == "wormhole")
+        p.vct = false;
+      else if (fc == "vct")
+        p.vct = true;
+      else
+        throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
     }
     if (const YAML::Node l = r["latency"]) {
       check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
-      const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc}, {"va", &p.lat_va},     {"sa", &p.lat_sa},
-                                                     {"st", &p.lat_st}, {"link", &p.lat_link}, {"credit", &p.lat_credit}};
+      const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc},     {"va", &p.lat_va},
+                                                     {"sa", &p.lat_sa},     {"st", &p.lat_st},
+                                                     {"link", &p.lat_link}, {"credit", &p.lat_credit}};
       for (const auto& [k, dst] : fields)
         if (l[k]) *dst = get_num<int>(c, l[k], std::string("router.latency.") + k, 1, 1000);
     }
@@ -155,13 +159,14 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         ok |= n == s.pattern;
         list += (list.empty() ? "" : ", ") + n;
       }
-      if (!ok) throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
+      if (!ok)
+        throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
     }
     if (t["load"]) {
       s.load = get_num<double>(c, t["load"], "traffic.load", -1e300, 1e300);
       if (s.load <= 0.0 || s.load > 1.0)
-        throw ConfigError(fmt::format("{} = {} out of range: allowed (0, 1] flits/node/cycle", c.key("traffic.load"),
-                                      s.load));
+        throw ConfigError(
+            fmt::format("{} = {} out of range: allowed (0, 1] flits/node/cycle", c.key("traffic.load"), s.load));
     }
     if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
     if (t["packet_flits_long"])
@@ -185,16 +190,19 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
                "deadlock_is_outcome", "period_ns"});
     auto& m = cfg.sim;
     constexpr std::int64_t kMax = std::int64_t{1} << 40;
-    if (s["warmup_cycles"]) m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
+    if (s["warmup_cycles"])
+      m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
     if (s["measure_cycles"])
       m.measure_cycles = get_num<std::int64_t>(c, s["measure_cycles"], "sim.measure_cycles", 1, kMax);
     if (s["max_drain_cycles"])
       m.max_drain_cycles = get_num<std::int64_t>(c, s["max_drain_cycles"], "sim.max_drain_cycles", 0, kMax);
     if (s["seed"]) m.seed = get_num<std::uint64_t>(c, s["seed"], "sim.seed", 0, ~std::uint64_t{0});
-    if (s["window_cycles"]) m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
+    if (s["window_cycles"])
+      m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
     if (s["watchdog_cycles"])
       m.watchdog_cycles = get_num<std::int64_t>(c, s["watchdog_cycles"], "sim.watchdog_cycles", 10, kMax);
-    if (s["deadlock_is_outcome"]) m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
+    if (s["deadlock_is_outcome"])
+      m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
     if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
   }
 
@@ -207,8 +215,10 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       if (f["schedule"]) schedule = f["schedule"];
       auto& fs = cfg.faults;
       if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
-      if (f["random_seed"]) fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
-      if (f["random_at"]) fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
+      if (f["random_seed"])
+        fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
+      if (f["random_at"])
+        fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
       if (f["detection_delay"])
         fs.detection_delay = get_num<std::int64_t>(c, f["detection_delay"], "faults.detection_delay", 0, 1 << 30);
     } else if (!f.IsNull()) {
@@ -286,8 +296,8 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vecto
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1,
-                                  e.mark.column + 1, e.msg));
+    throw ConfigError(
+        fmt::format("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   for (const auto& o : overrides) apply_override(root, o);

@@ -21,10 +21,10 @@ struct FaultSpec {
 
 struct TrafficSpec {
   std::string pattern = "uniform";
-  double load = 0.1;          ///< offered load, flits/node/cycle, (0, 1]
-  int packet_flits = 4;       ///< length of every packet, or of short packets when bimodal
-  int packet_flits_long = 0;  ///< > 0 selects bimodal lengths
-  double long_fraction = 0.5; ///< fraction of long packets (bimodal), [0, 1]
+  double load = 0.1;           ///< offered load, flits/node/cycle, (0, 1]
+  int packet_flits = 4;        ///< length of every packet, or of short packets when bimodal
+  int packet_flits_long = 0;   ///< > 0 selects bimodal lengths
+  double long_fraction = 0.5;  ///< fraction of long packets (bimodal), [0, 1]
   std::vector<int> hotspot_nodes{0};
   double hotspot_fraction = 0.2;  ///< share of packets sent to the hotspots, [0, 1]
   int flit_bytes = 16;            ///< bytes per flit on the TLM side
@@ -40,10 +40,10 @@ struct SimSpec {
   std::int64_t measure_cycles = 10000;
   std::int64_t max_drain_cycles = 50000;
   std::uint64_t seed = 1;
-  std::int64_t window_cycles = 1000;     ///< time-series interval
-  std::int64_t watchdog_cycles = 5000;   ///< deadlock watchdog W
-  bool deadlock_is_outcome = false;      ///< record deadlock instead of failing
-  double period_ns = 1.0;                ///< clock period, only for VCD time stamps
+  std::int64_t window_cycles = 1000;    ///< time-series interval
+  std::int64_t watchdog_cycles = 5000;  ///< deadlock watchdog W
+  bool deadlock_is_outcome = false;     ///< record deadlock instead of failing
+  double period_ns = 1.0;               ///< clock period, only for VCD time stamps
 };
 
 struct FaultsSpec {

@@ -25,8 +25,8 @@ class Monitor : public sc_core::sc_module {
   SC_HAS_PROCESS(Monitor);
   Monitor(sc_core::sc_module_name name, Network& net, const ExperimentConfig& cfg, bool quiet)
       : sc_module(name), m_net(net), m_cfg(cfg), m_quiet(quiet), m_start(Clock::now()), m_last_print(m_start) {
-    m_interval = std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles,
-                                                                   cfg.sim.watchdog_cycles / 4}));
+    m_interval =
+        std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles, cfg.sim.watchdog_cycles / 4}));
     SC_METHOD(check);
   }
 
@@ -63,8 +63,8 @@ class Monitor : public sc_core::sc_module {
       finish(c);
       return;
     }
-    if (c >= s.window_end && (s.measured_outstanding == 0 ||
-                              c >= s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles))) {
+    if (c >= s.window_end &&
+        (s.measured_outstanding == 0 || c >= s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles))) {
       drained = s.measured_outstanding == 0;
       finish(c);
       return;
@@ -84,8 +84,9 @@ class Monitor : public sc_core::sc_module {
     const double nodes = m_net.topology().num_nodes();
     std::size_t queued = 0;
     for (const auto& ni : m_net.interfaces) queued += ni.source_queue_length();
-    const double mean_lat =
-        s.ts_packets_delivered ? static_cast<double>(s.ts_latency_sum) / static_cast<double>(s.ts_packets_delivered) : 0.0;
+    const double mean_lat = s.ts_packets_delivered
+                                ? static_cast<double>(s.ts_latency_sum) / static_cast<double>(s.ts_packets_delivered)
+                                : 0.0;
     csv += fmt::format("{},{},{:.6f},{:.6f},{},{:.3f},{},{},{}\n", m_last_row, c,
                        static_cast<double>(s.ts_flits_created) / (nodes * span),
                        static_cast<double>(s.ts_flits_delivered) / (nodes * span), s.ts_packets_delivered, mean_lat,
@@ -140,8 +141,10 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
       for (const auto& e : n) j.push_back(yaml_to_json(e));
       return j;
     }
-    case YAML::NodeType::Scalar: return n.Scalar();
-    default: return nullptr;
+    case YAML::NodeType::Scalar:
+      return n.Scalar();
+    default:
+      return nullptr;
   }
 }
 
@@ -253,22 +256,27 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     q_integral += ni.source_queue_integral();
     q_max = std::max(q_max, ni.source_queue_max());
   }
-  j["source_queue"] = {{"mean_packets_per_node", cycles ? static_cast<double>(q_integral) /
-                                                              (static_cast<double>(cycles) * topo.num_nodes())
-                                                        : 0.0},
-                       {"max_packets", q_max}};
+  j["source_queue"] = {
+      {"mean_packets_per_node",
+       cycles ? static_cast<double>(q_integral) / (static_cast<double>(cycles) * topo.num_nodes()) : 0.0},
+      {"max_packets", q_max}};
   long table_bits = 0;
   for (auto& r : net.routers) table_bits += r.forwarding_table().size_bits();
-  j["hardware"] = {{"forwarding_table_bits", table_bits},
-                   {"buffer_bits_per_router_port_per_flit", nullptr},
-                   {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
+  j["hardware"] = {
+      {"forwarding_table_bits", table_bits},
+      {"buffer_bits_per_router_port_per_flit", nullptr},
+      {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
   nlohmann::json jf = nlohmann::json::array();
   for (const auto& f : faults)
-    jf.push_back({{"kind", f.is_router ? "switch" : "link"}, {"id", f.id}, {"label", f.label}, {"at", f.at},
-                  {"repair", f.repair}, {"random", f.random}});
+    jf.push_back({{"kind", f.is_router ? "switch" : "link"},
+                  {"id", f.id},
+                  {"label", f.label},
+                  {"at", f.at},
+                  {"repair", f.repair},
+                  {"random", f.random}});
   j["faults"] = jf;
   j["seed"] = cfg.sim.seed;
-  j["wall_seconds"] = wall;          // elaboration + simulation + statistics
+  j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only
   j["node_cycles_per_second"] = sim_wall > 0 ? static_cast<double>(cycles) * topo.num_nodes() / sim_wall : 0.0;
   j["config"] = yaml_to_json(cfg.source);
@@ -281,9 +289,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                               s.created, s.delivered, dropped, in_flight);
   } else if (monitor.deadlock && !cfg.sim.deadlock_is_outcome) {
     res.exit_code = 3;
-    res.message = fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
-                              cfg.sim.watchdog_cycles, monitor.deadlock_cycle,
-                              monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> ")));
+    res.message = fmt::format(
+        "deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}", cfg.sim.watchdog_cycles,
+        monitor.deadlock_cycle,
+        monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> ")));
   }
   if (!opts.out_dir.empty()) {
     std::filesystem::create_directories(opts.out_dir);

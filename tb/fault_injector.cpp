@@ -123,17 +123,27 @@ void FaultInjector::fire() {
     const routing::Topology& t = m_net.topology();
     if (!f.is_router) {
       switch (e.order) {
-        case 0: m_net.fail_link(f.id); break;
-        case 1: m_net.set_link_detected(f.id, false); break;
-        case 2: m_net.repair_link(f.id); break;
-        default: m_net.set_link_detected(f.id, true); break;
+        case 0:
+          m_net.fail_link(f.id);
+          break;
+        case 1:
+          m_net.set_link_detected(f.id, false);
+          break;
+        case 2:
+          m_net.repair_link(f.id);
+          break;
+        default:
+          m_net.set_link_detected(f.id, true);
+          break;
       }
     } else {
       std::vector<routing::LinkId> links;
       for (routing::PortId p = 0; p < t.radix(f.id); ++p)
         if (t.peer(f.id, p).link != routing::kNone) links.push_back(t.peer(f.id, p).link);
       switch (e.order) {
-        case 0: m_net.fail_router(f.id); break;
+        case 0:
+          m_net.fail_router(f.id);
+          break;
         case 1:
           for (auto l : links) m_net.set_link_detected(l, false);
           break;
@@ -151,13 +161,13 @@ void FaultInjector::fire() {
       routing::FaultSet now_failed;
       for (std::size_t i = 0; i < m_faults.size(); ++i) {
         const auto& g = m_faults[i];
-        if (g.at <= now && (g.repair < 0 || g.repair > now)) (g.is_router ? now_failed.routers : now_failed.links).push_back(g.id);
+        if (g.at <= now && (g.repair < 0 || g.repair > now))
+          (g.is_router ? now_failed.routers : now_failed.links).push_back(g.id);
       }
       m_net.update_traffic_components(now_failed);
     }
   }
-  if (m_next < m_events.size())
-    next_trigger(m_net.clk.period() * static_cast<double>(m_events[m_next].cycle - now));
+  if (m_next < m_events.size()) next_trigger(m_net.clk.period() * static_cast<double>(m_events[m_next].cycle - now));
 }
 
 }  // namespace ftsim::tb

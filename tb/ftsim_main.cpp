@@ -1,6 +1,6 @@
 // The ftsim command: run, sweep, list.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <systemc>
 
 #include <cstdio>
@@ -63,7 +63,8 @@ int sc_main(int argc, char* argv[]) {
   std::string sweep_file;
   int jobs = 2;
   std::string sweep_out = "results/sweep";
-  auto* sweep = app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
+  auto* sweep =
+      app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
   sweep->add_option("sweep", sweep_file, "sweep YAML file")->required();
   sweep->add_option("--jobs", jobs, "worker processes")->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "output directory");
@@ -114,8 +115,7 @@ int sc_main(int argc, char* argv[]) {
     ro.quiet = quiet;
     ro.experiment_name = experiment;
     if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
-      throw ftsim::routing::ConfigError(
-          fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
+      throw ftsim::routing::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
     const auto res = ftsim::tb::run_experiment(cfg, ro);
     if (!quiet) {
       std::cout << fmt::format("ftsim: wrote {}/stats.json and {}/timeseries.csv\n", out_dir, out_dir);

@@ -14,8 +14,10 @@ using routing::PortPeer;
 std::string sc_name_of(const std::string& label) {
   std::string out;
   for (char c : label) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-    else if (!out.empty() && out.back() != '_') out += '_';
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out;
@@ -59,8 +61,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     m_dirs.back()->link_id = i / 2;
   }
   routers.init(t.num_routers(), [&](const char*, std::size_t r) {
-    return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
-                          static_cast<int>(r), t.radix(static_cast<int>(r)), m_ctx);
+    return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(), static_cast<int>(r),
+                          t.radix(static_cast<int>(r)), m_ctx);
   });
   interfaces.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new hw::NetworkInterface(("ni_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
@@ -93,9 +95,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     }
   }
   generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
-    return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
-                                static_cast<int>(n), *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n),
-                                clk.period());
+    return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
+                                *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
   });
   sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
@@ -122,14 +123,17 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
 
 Network::~Network() = default;
 
-std::uint64_t Network::cycle() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+std::uint64_t Network::cycle() const {
+  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+}
 
 void Network::fail_link(routing::LinkId l) {
   for (bool fwd : {true, false}) {
     hw::LinkDirection& d = direction(l, fwd);
     if (d.failed) continue;
     d.failed = true;
-    for (std::size_t i = 0; i < d.flits.size(); ++i) m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
+    for (std::size_t i = 0; i < d.flits.size(); ++i)
+      m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
     d.flits.clear();
     d.credits.clear();
     if (d.receiver != nullptr) d.receiver->wake();
@@ -217,13 +221,13 @@ std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
         const hw::InputVc& iv = r.input_vc(p, v);
         if (iv.fifo.empty()) continue;
         if (out.size() >= limit) return out;
-        std::string s = fmt::format("{}.input_{}.vc{}: {} flits, {} packet {} ({}->{})", r.name(),
-                                    m_topo->port_name(r.id(), p), v, iv.fifo.size(),
-                                    kState[static_cast<int>(iv.state)], iv.packet,
-                                    m_ctx.packets[iv.packet].header.src, m_ctx.packets[iv.packet].header.dst);
+        std::string s =
+            fmt::format("{}.input_{}.vc{}: {} flits, {} packet {} ({}->{})", r.name(), m_topo->port_name(r.id(), p), v,
+                        iv.fifo.size(), kState[static_cast<int>(iv.state)], iv.packet,
+                        m_ctx.packets[iv.packet].header.src, m_ctx.packets[iv.packet].header.dst);
         if (iv.state == hw::InputVc::State::kActive)
-          s += fmt::format(", holds output {} vc {} with {} credits", m_topo->port_name(r.id(), iv.out_port),
-                           iv.out_vc, r.output_vc(iv.out_port, iv.out_vc).credits);
+          s += fmt::format(", holds output {} vc {} with {} credits", m_topo->port_name(r.id(), iv.out_port), iv.out_vc,
+                           r.output_vc(iv.out_port, iv.out_vc).credits);
         out.push_back(s);
       }
   return out;

@@ -1,10 +1,10 @@
 #include "tb/sweep.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -159,8 +159,10 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
       d << x << " " << a / static_cast<double>(ys.size()) << " " << l / static_cast<double>(ys.size()) << "\n";
     }
     d << "\n\n";
-    acc_cmd += fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", block ? ", " : "", dat, block, label);
-    lat_cmd += fmt::format("{}'{}' index {} using 1:3 with linespoints title '{}'", block ? ", " : "", dat, block, label);
+    acc_cmd +=
+        fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", block ? ", " : "", dat, block, label);
+    lat_cmd +=
+        fmt::format("{}'{}' index {} using 1:3 with linespoints title '{}'", block ? ", " : "", dat, block, label);
     ++block;
   }
   d.close();
@@ -174,8 +176,9 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
     << lat_cmd << "\n";
   g.close();
   const int rc = std::system(fmt::format("gnuplot '{}' 2> '{}/gnuplot.log'", gp, out_dir).c_str());
-  if (rc != 0) std::fprintf(stderr, "ftsim sweep: gnuplot failed (see %s/gnuplot.log); %s is still written\n",
-                            out_dir.c_str(), csv_path.c_str());
+  if (rc != 0)
+    std::fprintf(stderr, "ftsim sweep: gnuplot failed (see %s/gnuplot.log); %s is still written\n", out_dir.c_str(),
+                 csv_path.c_str());
 }
 
 }  // namespace
@@ -233,13 +236,12 @@ int run_sweep(const SweepOptions& opts) {
     const auto& s = stats[i];
     auto num = [&](const nlohmann::json& v) { return v.is_null() ? std::string() : v.dump(); };
     if (s.is_object()) {
-      csv << "," << num(s["offered_load"]) << "," << num(s["accepted_load"]) << ","
-          << num(s["latency_cycles"]["mean"]) << "," << num(s["latency_cycles"]["p50"]) << ","
-          << num(s["latency_cycles"]["p99"]) << "," << num(s["latency_cycles"]["max"]) << ","
-          << num(s["mean_hops"]) << "," << num(s["packets"]["injected"]) << "," << num(s["packets"]["delivered"])
-          << "," << num(s["packets"]["dropped"]) << "," << num(s["packets"]["in_flight"]) << ","
-          << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"]) << "," << num(s["wall_seconds"]) << ","
-          << num(s["node_cycles_per_second"]);
+      csv << "," << num(s["offered_load"]) << "," << num(s["accepted_load"]) << "," << num(s["latency_cycles"]["mean"])
+          << "," << num(s["latency_cycles"]["p50"]) << "," << num(s["latency_cycles"]["p99"]) << ","
+          << num(s["latency_cycles"]["max"]) << "," << num(s["mean_hops"]) << "," << num(s["packets"]["injected"])
+          << "," << num(s["packets"]["delivered"]) << "," << num(s["packets"]["dropped"]) << ","
+          << num(s["packets"]["in_flight"]) << "," << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"])
+          << "," << num(s["wall_seconds"]) << "," << num(s["node_cycles_per_second"]);
     } else {
       csv << ",,,,,,,,,,,,,,,";
     }

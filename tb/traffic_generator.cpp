@@ -55,8 +55,10 @@ void TrafficGenerator::fire() {
     m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     socket->b_transport(m_gp, delay);
-    if (m_gp.is_response_ok()) ++m_sent;
-    else if (m_gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) m_stopped = true;  // node failed
+    if (m_gp.is_response_ok())
+      ++m_sent;
+    else if (m_gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE)
+      m_stopped = true;  // node failed
   }
   if (!m_stopped) next_trigger(m_period * static_cast<double>(next_gap()));
 }

@@ -1,9 +1,9 @@
 // Bernoulli traffic source (a TLM-2.0 initiator) and a message sink.
 #pragma once
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <random>
 #include <vector>

@@ -15,14 +15,13 @@ TrafficPattern::TrafficPattern(const routing::Topology& topo, const TrafficSpec&
   const bool pow2 = (1 << m_bits) == n;
   const std::string& p = spec.pattern;
   if ((p == "bit-complement" || p == "bit-reversal" || p == "shuffle" || p == "transpose") && !pow2)
-    throw ConfigError(fmt::format("traffic.pattern = '{}' needs a power-of-two node count; {} has {} nodes", p,
-                                  topo.spec(), n));
+    throw ConfigError(
+        fmt::format("traffic.pattern = '{}' needs a power-of-two node count; {} has {} nodes", p, topo.spec(), n));
   if (p == "transpose" && m_bits % 2 != 0)
     throw ConfigError(fmt::format("traffic.pattern = 'transpose' needs 2^(2b) nodes; {} has {} nodes", topo.spec(), n));
   if (p == "hotspot")
     for (int h : spec.hotspot_nodes)
-      if (h >= n)
-        throw ConfigError(fmt::format("traffic.hotspot_nodes: node {} out of range 0..{}", h, n - 1));
+      if (h >= n) throw ConfigError(fmt::format("traffic.hotspot_nodes: node {} out of range 0..{}", h, n - 1));
   if (n < 2) throw ConfigError(fmt::format("topology {} has fewer than two nodes", topo.spec()));
   set_components(std::vector<int>(n, 0));
 }

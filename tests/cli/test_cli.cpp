@@ -1,7 +1,7 @@
 // The ftsim command as users run it: exit codes, messages, outputs.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -128,7 +128,8 @@ TEST(Cli, RunWritesOutputsAndIsDeterministic) {
 }
 
 TEST(Cli, DeadlockIsReportedAndExitsNonZero) {
-  const std::string args = kBase + " --quiet --set topology=torus:4x4 --set routing=dor-unprotected"
+  const std::string args = kBase +
+                           " --quiet --set topology=torus:4x4 --set routing=dor-unprotected"
                            " --set traffic.load=0.9 --set sim.watchdog_cycles=500 --set sim.warmup_cycles=100"
                            " --set sim.measure_cycles=20000";
   const auto d = tmpdir("deadlock");
@@ -184,8 +185,10 @@ TEST(Cli, VcdHasHierarchyAndValueChanges) {
       last_time = std::stol(tok.substr(1));
     } else if (!tok.empty()) {
       std::string id;
-      if (tok[0] == 'b') ls >> id;
-      else id = tok.substr(1);
+      if (tok[0] == 'b')
+        ls >> id;
+      else
+        id = tok.substr(1);
       ++changes[id];
     }
   }
@@ -218,9 +221,9 @@ TEST(Cli, VcdHasHierarchyAndValueChanges) {
 TEST(Cli, ListNamesEverything) {
   const Result r = run("list");
   EXPECT_EQ(r.code, 0);
-  for (const char* n : {"mesh", "torus", "kary-ntree", "mikant", "dor", "dor-dateline", "duato", "updown",
-                        "mikant-shortest", "uniform", "hotspot", "transpose", "bit-complement", "bit-reversal",
-                        "shuffle", "tornado", "neighbor"})
+  for (const char* n :
+       {"mesh", "torus", "kary-ntree", "mikant", "dor", "dor-dateline", "duato", "updown", "mikant-shortest", "uniform",
+        "hotspot", "transpose", "bit-complement", "bit-reversal", "shuffle", "tornado", "neighbor"})
     EXPECT_NE(r.output.find(n), std::string::npos) << n;
 }
 

@@ -27,7 +27,8 @@ nlohmann::json run_yaml(const std::vector<std::string>& sets) {
 void expect_conserved(const nlohmann::json& j) {
   const auto& p = j["packets"];
   EXPECT_TRUE(j["conservation_ok"].get<bool>());
-  EXPECT_EQ(p["injected"].get<long>(), p["delivered"].get<long>() + p["dropped"].get<long>() + p["in_flight"].get<long>());
+  EXPECT_EQ(p["injected"].get<long>(),
+            p["delivered"].get<long>() + p["dropped"].get<long>() + p["in_flight"].get<long>());
   EXPECT_FALSE(j["deadlock"].get<bool>());
 }
 }  // namespace
@@ -56,8 +57,9 @@ TEST(Faults, SwitchFaultDropsBufferedPacketsAndStopsTheNode) {
 
 TEST(Faults, RandomLinksKeepNetworkConnectedAndAreReproducible) {
   const auto a = run_yaml({"faults.random_links=5", "faults.random_seed=4"});
-  const auto b = tb::resolve_faults(*routing::make_topology("mesh:6x6"),
-                                    tb::parse_experiment(kMesh, {"faults.random_links=5", "faults.random_seed=4"}).faults);
+  const auto b =
+      tb::resolve_faults(*routing::make_topology("mesh:6x6"),
+                         tb::parse_experiment(kMesh, {"faults.random_links=5", "faults.random_seed=4"}).faults);
   ASSERT_EQ(a["faults"].size(), 5U);
   ASSERT_EQ(b.size(), 5U);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(a["faults"][i]["id"].get<int>(), b[i].id);

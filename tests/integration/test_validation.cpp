@@ -100,8 +100,7 @@ TEST(Validation, FatTreeUpDownHopsAreBruteForceDistances) {
 }
 
 TEST(Validation, MikantShortestHopsAreBruteForceDistances) {
-  Harness h(kMesh, {"topology=mikant:3,3", "routing=mikant-shortest", "traffic.load=0.05",
-                    "sim.measure_cycles=10000"});
+  Harness h(kMesh, {"topology=mikant:3,3", "routing=mikant-shortest", "traffic.load=0.05", "sim.measure_cycles=10000"});
   h.run(13000);
   EXPECT_GT(expect_hops_are_distances(h), 1000U);
   // Paper's average over N^2 pairs (self included): 2n - 1/(k-1) + 1/((k-1)k^n) - 1/2.

@@ -21,8 +21,9 @@ TEST(Config, DefaultsAndOverrides) {
 }
 
 TEST(Config, FaultListBecomesScheduleUnderSet) {
-  const auto c = tb::parse_experiment("faults:\n  - {link: '1,1:x+', at: 100, repair: 200}\n  - {switch: '2,2', at: 5}\n",
-                                      {"faults.random_links=1", "faults.detection_delay=7"});
+  const auto c =
+      tb::parse_experiment("faults:\n  - {link: '1,1:x+', at: 100, repair: 200}\n  - {switch: '2,2', at: 5}\n",
+                           {"faults.random_links=1", "faults.detection_delay=7"});
   ASSERT_EQ(c.faults.schedule.size(), 2U);
   EXPECT_EQ(c.faults.schedule[0].link, "1,1:x+");
   EXPECT_EQ(c.faults.schedule[0].repair, 200);

@@ -78,7 +78,8 @@ void expect_minimal(const RoutingRelation& rel) {
 // inside one ring (same dimension and direction, consecutive along the line)
 // are handled by bubble flow control, not by acyclicity.
 bool between_rings(const KAryNCube& t, const ChannelRef& a, const ChannelRef& b) {
-  return !(a.port == b.port && t.neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
+  return !(a.port == b.port &&
+           t.neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
 }
 
 }  // namespace
@@ -195,8 +196,8 @@ TEST(Cdg, DuatoTorusEscapeIsAcyclicBetweenBubbleRings) {
 }
 
 TEST(Cdg, UpDownAndMikantAcyclic) {
-  for (auto [spec, routing] : {std::pair{"kary-ntree:4,3", "updown"}, {"kary-ntree:2,4", "updown"},
-                               {"mikant:3,3", "mikant-shortest"}}) {
+  for (auto [spec, routing] :
+       {std::pair{"kary-ntree:4,3", "updown"}, {"kary-ntree:2,4", "updown"}, {"mikant:3,3", "mikant-shortest"}}) {
     auto b = build(spec, routing, 2);
     const auto g = build_cdg(*b.rel, {});
     EXPECT_TRUE(g.acyclic()) << spec;

@@ -119,7 +119,8 @@ TEST(KAryNTree, Definition1EdgesByBruteForce) {
   std::set<std::pair<int, int>> edges;
   for (RouterId r = 0; r < t.num_routers(); ++r)
     for (PortId p = 0; p < t.radix(r); ++p)
-      if (t.peer(r, p).kind == PortPeer::Kind::kRouter) edges.insert({std::min(r, t.peer(r, p).id), std::max(r, t.peer(r, p).id)});
+      if (t.peer(r, p).kind == PortPeer::Kind::kRouter)
+        edges.insert({std::min(r, t.peer(r, p).id), std::max(r, t.peer(r, p).id)});
   std::set<std::pair<int, int>> expected;
   for (RouterId a = 0; a < t.num_routers(); ++a)
     for (RouterId b = 0; b < t.num_routers(); ++b) {
