@@ -138,3 +138,46 @@ TEST(Validation, DuatoTorusDeliversWithoutDeadlockAtSaturation) {
   EXPECT_GT(s.delivered, 10000U);
   EXPECT_GT(s.last_move_cycle, 20900U);  // flits still moving at the end
 }
+
+TEST(Validation, DatelineTorusWormholeSurvivesSaturation) {
+  // Dateline VC classes make the torus CDG acyclic, so wormhole DOR cannot
+  // deadlock even far beyond saturation.
+  Harness h(kMesh, {"topology=torus:4x4", "routing=dor-dateline", "router.vcs=2", "router.buffer_flits=4",
+                    "traffic.load=1.0", "sim.warmup_cycles=0", "sim.measure_cycles=20000"});
+  h.run(20000);
+  EXPECT_GT(h.stats().delivered, 5000U);
+  EXPECT_GT(h.stats().last_move_cycle, 19900U);
+}
+
+TEST(Validation, BimodalPacketLengthsHaveTheConfiguredMean) {
+  // 30% of 16-flit packets and 70% of 2-flit ones: mean 0.3*16 + 0.7*2 = 6.2 flits.
+  Harness h(kMesh, {"traffic.packet_flits=2", "traffic.packet_flits_long=16", "traffic.long_fraction=0.3",
+                    "traffic.load=0.05", "router.buffer_flits=16"});
+  h.run(34000);
+  std::uint64_t packets = 0;
+  std::uint64_t bytes = 0;
+  for (const auto& s : h.net->sinks) {
+    packets += s.received();
+    bytes += s.bytes();
+  }
+  ASSERT_GT(packets, 5000U);
+  const double mean_flits = static_cast<double>(bytes) / 16.0 / static_cast<double>(packets);
+  // Binomial share of long packets: se of the mean = 14 * sqrt(0.21 / n) < 0.09 for n > 5000.
+  EXPECT_NEAR(mean_flits, 6.2, 4 * 14 * std::sqrt(0.21 / static_cast<double>(packets)));
+  // Offered load in flits stays 0.05: packets are created at rate 0.05 / 6.2.
+  const double offered = static_cast<double>(h.stats().window_flits_created) / (64.0 * 30000);
+  EXPECT_NEAR(offered, 0.05, 0.005);
+}
+
+TEST(Validation, HotspotConcentratesTraffic) {
+  // 30% of packets to node 27, the rest uniform over 63 others: node 27
+  // receives 0.3 + 0.7/63 of all packets sent by the other nodes.
+  Harness h(kMesh, {"traffic.pattern=hotspot", "traffic.hotspot_nodes=[27]", "traffic.hotspot_fraction=0.3",
+                    "traffic.load=0.02"});
+  h.run(34000);
+  std::uint64_t total = 0;
+  for (const auto& s : h.net->sinks) total += s.received();
+  const double share = static_cast<double>(h.net->sinks[27].received()) / static_cast<double>(total);
+  // Node 27's own packets go uniformly elsewhere: expected share ~ (63/64)(0.3 + 0.7/63).
+  EXPECT_NEAR(share, 63.0 / 64.0 * (0.3 + 0.7 / 63.0), 0.02);
+}
