@@ -55,6 +55,15 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   return true;
 }
 
+void NetworkInterface::wake_router() { m_router->wake(); }
+
+void NetworkInterface::requeue_front(std::uint32_t id) {
+  m_ctx.packets[id].requeued = true;
+  m_queue.push_front(id);
+  if (m_queue.size() > m_queue_max) m_queue_max = m_queue.size();
+  m_router->wake();
+}
+
 void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
   const auto dst = gp.get_address();
   if (dst >= static_cast<sc_dt::uint64>(m_ctx.topology->num_nodes())) {
@@ -115,6 +124,7 @@ void NetworkInterface::tick(std::uint64_t now) {
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
   m_last_integrated = now;
   // Injection: one flit per cycle.
+  if (m_injection_stopped) return;
   if (m_cur_vc >= 0 && m_ctx.packets[m_cur_packet].dropped) m_cur_vc = -1;
   if (m_cur_vc < 0) {
     if (m_queue.empty() || m_ctx.packets[m_queue.front()].create_cycle >= now) return;
@@ -149,7 +159,7 @@ void NetworkInterface::tick(std::uint64_t now) {
   f.head = m_next_seq == 0;
   f.tail = m_next_seq == p.length - 1;
   f.valid = true;
-  if (f.head) {
+  if (f.head && !p.requeued) {
     p.inject_cycle = now;
     ++m_ctx.stats.injected;
   }

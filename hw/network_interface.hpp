@@ -70,6 +70,13 @@ class NetworkInterface : public sc_core::sc_module {
   const std::deque<std::uint32_t>& source_queue() const { return m_queue; }
   /// Packet being injected (some flits already sent), or -1.
   long current_packet() const { return m_cur_vc >= 0 ? static_cast<long>(m_cur_packet) : -1; }
+  /// Stops (or resumes) injection: Immunet's emergency state.
+  void set_injection_stopped(bool stopped) {
+    m_injection_stopped = stopped;
+    if (!stopped && m_router != nullptr) wake_router();
+  }
+  /// Puts a drained packet back at the head of the source queue.
+  void requeue_front(std::uint32_t id);
   /// Enqueues a packet directly (used by b_transport). Returns false when the
   /// node has failed.
   bool enqueue(routing::NodeId dst, int flits, std::uint64_t now);
@@ -94,6 +101,8 @@ class NetworkInterface : public sc_core::sc_module {
   std::uint64_t m_last_integrated = 0;
   std::size_t m_queue_max = 0;
   bool m_failed = false;
+  bool m_injection_stopped = false;
+  void wake_router();
   tlm::tlm_generic_payload m_out_gp;
   DeliveryExtension m_out_ext;
 };

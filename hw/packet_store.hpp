@@ -24,6 +24,7 @@ struct PacketInfo {
   bool dropped = false;
   bool measured = false;  ///< created inside the measurement window
   bool live = false;
+  bool requeued = false;  ///< taken back into a source queue (Immunet drain)
 };
 
 /// Pool of packet records with id reuse.

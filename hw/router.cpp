@@ -98,6 +98,28 @@ void Router::repair() {
   wake();
 }
 
+bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
+  if (p >= static_cast<int>(m_in.size()) || m_in[p].vcs.empty()) return false;
+  InputVc& iv = m_in[p].vcs[0];
+  if (iv.fifo.empty() || iv.state == InputVc::State::kActive) return false;
+  if (m_ctx.params.buffer_flits - static_cast<int>(iv.fifo.size()) >= need_free) return false;
+  const Flit head = iv.fifo.front().item;
+  if (!head.head) return false;
+  std::size_t len = 0;
+  while (len < iv.fifo.size() && iv.fifo.at(len).item.packet == head.packet) {
+    if (iv.fifo.at(len).item.tail) break;
+    ++len;
+  }
+  if (len == iv.fifo.size() || iv.fifo.at(len).item.packet != head.packet) return false;  // tail not here yet
+  const std::uint64_t c = now();
+  for (std::size_t i = 0; i <= len; ++i) discard_front(p, 0, c);
+  if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
+  iv.state = InputVc::State::kIdle;
+  *packet = head.packet;
+  wake();
+  return true;
+}
+
 bool Router::has_work() const {
   if (m_buffered > 0) return true;
   for (std::size_t p = 0; p < m_in.size(); ++p) {
@@ -275,6 +297,7 @@ void Router::vc_allocation(std::uint64_t c) {
       const int len = m_ctx.packets[iv.packet].length;
       int best_port = -1;
       int best_vc = -1;
+      bool best_move = false;
       int best_score = -1;
       int best_prio = INT_MAX;
       for (const RouteCandidate& cand : iv.route) {
@@ -289,10 +312,11 @@ void Router::vc_allocation(std::uint64_t c) {
             best_score = score;
             best_port = cand.port;
             best_vc = ov;
+            best_move = cand.counts_move;
           }
         }
       }
-      if (best_port >= 0) m_va_requests.push_back(VaRequest{p, v, best_port, best_vc});
+      if (best_port >= 0) m_va_requests.push_back(VaRequest{p, v, best_port, best_vc, best_move});
     }
   }
   // Output-VC arbitration, round robin over the requesters' (port, vc) index.
@@ -321,6 +345,10 @@ void Router::vc_allocation(std::uint64_t c) {
     op.vcs[w.out_vc].allocated = true;
     op.rr_va[w.out_vc] = (w.in_port * vcs + w.in_vc + 1) % n;
     iv.state = InputVc::State::kActive;
+    if (w.counts_move) {
+      auto& moves = m_ctx.packets[iv.packet].header.state[0];
+      if (moves < 255) ++moves;
+    }
     --m_waiting_va;
     iv.out_port = w.out_port;
     iv.out_vc = w.out_vc;
@@ -358,6 +386,7 @@ void Router::route_computation(std::uint64_t c) {
         q.injected_here = m_out[p].ejection;
         q.header = &m_ctx.packets[f.packet].header;
         q.view.port_alive = m_port_alive;
+        q.view.immunet = m_immunet;
         if (!m_table.empty()) {
           q.view.forwarding = m_table.data();
           q.view.forwarding_size = m_table.size();

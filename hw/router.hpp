@@ -74,6 +74,13 @@ class Router : public sc_core::sc_module {
   /// dropped packet (switch_failure) and the router stops.
   void fail();
   bool failed() const { return m_failed; }
+  /// Immunet tables this router routes with (owned by the control plane).
+  void set_immunet_view(const routing::ImmunetView* v) { m_immunet = v; }
+  /// Table Update Module drain (Immunet section 4.2): when the safe VC (VC 0)
+  /// of input port p has fewer than `need_free` free flits and holds a whole
+  /// packet at its head that is not being forwarded, removes that packet
+  /// (returning its credits) and gives its id. Returns false otherwise.
+  bool drain_safe_head(int p, int need_free, std::uint32_t* packet);
   /// Brings a failed router back (empty buffers, fresh credits, all ports
   /// down until the network marks them alive after detection).
   void repair();
@@ -131,6 +138,7 @@ class Router : public sc_core::sc_module {
   std::vector<OutputPort> m_out;
   std::vector<NetworkInterface*> m_nis;
   tables::ForwardingTable m_table;
+  const routing::ImmunetView* m_immunet = nullptr;
   std::uint64_t m_port_alive = ~0ULL;
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
@@ -143,6 +151,7 @@ class Router : public sc_core::sc_module {
   std::vector<int> m_sa_request;  // per input port: chosen VC or -1
   struct VaRequest {
     int in_port, in_vc, out_port, out_vc;
+    bool counts_move;
   };
   std::vector<VaRequest> m_va_requests;
 };

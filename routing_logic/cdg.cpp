@@ -153,6 +153,7 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
               g.add_edge(st.held, cid);
             }
             State nx{pp.id, pp.port, v, held, st.header};
+            if (c.counts_move && nx.header.state[0] < 255) ++nx.header.state[0];
             relation.on_hop(nx.header, st.router, c.port, v);
             if (seen.insert(nx).second) work.push_back(nx);
           }

@@ -2,6 +2,7 @@
 
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
+#include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/mikant_shortest.hpp"
 #include "routing_logic/updown.hpp"
 
@@ -13,6 +14,7 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"dor-dateline", "dimension-order routing on a torus with dateline VC classes (>= 2 VCs)"},
       {"dor-unprotected", "dimension-order routing with no deadlock avoidance on tori (deadlocks; a baseline)"},
       {"duato", "Duato fully adaptive minimal; escape VC 0 = DOR (bubble on tori); >= 2 VCs"},
+      {"immunet", "Immunet adaptive bubble routing over Safe/Adaptive/SS tables, with emergency reconfiguration (torus)"},
       {"updown", "k-ary n-tree: adaptive up to a least common ancestor, deterministic down"},
       {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
   };
@@ -23,6 +25,7 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "dor-dateline") return std::make_unique<DorRouting>(DorRouting::Mode::kDateline);
   if (name == "dor-unprotected") return std::make_unique<DorRouting>(DorRouting::Mode::kUnprotected);
   if (name == "duato") return std::make_unique<DuatoRouting>();
+  if (name == "immunet") return std::make_unique<ImmunetRouting>();
   if (name == "updown") return std::make_unique<UpDownRouting>();
   if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();
   std::string known;

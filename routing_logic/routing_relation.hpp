@@ -34,6 +34,10 @@ struct RouteCandidate {
   /// adaptive VC, or from another dimension's ring), so the downstream queue
   /// must have room for two packets, not one.
   bool enters_ring = false;
+  /// Taking this candidate counts one move between virtual networks: the
+  /// router increments header.state[0] when it allocates it (Immunet's
+  /// livelock bound).
+  bool counts_move = false;
 };
 
 /// Fixed-capacity list of candidates (no allocation on the hot path).
@@ -49,6 +53,20 @@ struct RouteSet {
   const RouteCandidate* end() const { return items.data() + size; }
 };
 
+/// Immunet's per-router tables as seen by routing (tables/immunet_tables.hpp
+/// owns them): per destination a Safe Table port mask and an Adaptive Table
+/// port mask; per input port the SS-table successor (-1: not on the ring).
+struct ImmunetView {
+  const std::uint64_t* safe = nullptr;
+  const std::uint64_t* adaptive = nullptr;
+  const std::int8_t* ss_next = nullptr;
+  /// false: the fault-free safe network of 2n dimension rings visited in DOR;
+  /// true: one ring, the tour of the emergency tree.
+  bool single_ring = false;
+  /// Injection stopped (emergency state).
+  bool emergency = false;
+};
+
 /// Read-only view of a router's local state passed to a relation.
 struct RouterView {
   /// Bit p set when output port p is usable (link alive and fault detected
@@ -58,6 +76,8 @@ struct RouterView {
   /// kNone); relations that are table-driven read it when present.
   const std::int32_t* forwarding = nullptr;
   int forwarding_size = 0;
+  /// Immunet tables, when the relation is "immunet".
+  const ImmunetView* immunet = nullptr;
 };
 
 /// Where the packet is: router, input port, input VC (the VC it occupies at

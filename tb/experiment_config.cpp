@@ -118,7 +118,7 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
-  check_map(c, root, "", {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults"});
+  check_map(c, root, "", {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
 
@@ -228,6 +228,17 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       if (!schedule.IsSequence()) throw ConfigError(fmt::format("{} must be a list", c.key("faults.schedule")));
       for (std::size_t i = 0; i < schedule.size(); ++i) cfg.faults.schedule.push_back(parse_fault(c, schedule[i], i));
     }
+  }
+
+  if (const YAML::Node im = root["immunet"]) {
+    check_map(c, im, "immunet", {"handle_cycles", "ack_window", "control_packet_cycles", "max_moves"});
+    auto& m = cfg.immunet;
+    if (im["handle_cycles"]) m.handle_cycles = get_num<int>(c, im["handle_cycles"], "immunet.handle_cycles", 1, 1000000);
+    if (im["ack_window"]) m.ack_window = get_num<int>(c, im["ack_window"], "immunet.ack_window", 3, 1000000);
+    if (im["control_packet_cycles"])
+      m.control_packet_cycles =
+          get_num<int>(c, im["control_packet_cycles"], "immunet.control_packet_cycles", 1, 100000000);
+    if (im["max_moves"]) m.max_moves = get_num<int>(c, im["max_moves"], "immunet.max_moves", 0, 255);
   }
 
   // Cross-field checks.

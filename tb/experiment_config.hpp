@@ -54,6 +54,14 @@ struct FaultsSpec {
   std::int64_t detection_delay = 10;  ///< cycles from a fault to its detection at both ends
 };
 
+/// Immunet protocol latencies (section 6 defaults).
+struct ImmunetSpec {
+  int handle_cycles = 100;           ///< a node handles and retransmits an emergency
+  int ack_window = 10;               ///< ACK time-out after propagation
+  int control_packet_cycles = 1000;  ///< one table-update control packet over one hop
+  int max_moves = 4;                 ///< safe -> adaptive moves allowed per packet (livelock bound)
+};
+
 struct ExperimentConfig {
   std::string topology = "mesh:8x8";
   std::string routing = "dor";
@@ -61,6 +69,7 @@ struct ExperimentConfig {
   TrafficSpec traffic;
   SimSpec sim;
   FaultsSpec faults;
+  ImmunetSpec immunet;
   YAML::Node source;  ///< the document after --set overrides, for the record
 };
 

@@ -154,7 +154,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto wall_start = Clock::now();
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   Network net("net", cfg);
-  std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults);
+  std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
   net.update_traffic_components(permanent_faults([&] {
     std::vector<ResolvedFault> at0;
     for (const auto& f : faults)
@@ -250,6 +250,16 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                             {"blocked_vcs", monitor.blocked},
                             {"wait_for_chain", monitor.chain}};
   j["drained"] = monitor.drained;
+  {
+    nlohmann::json by_vc = nlohmann::json::array();
+    for (int v = 0; v < cfg.router.vcs; ++v) {
+      long n = 0;
+      for (const auto& r : net.routers)
+        for (int p = 0; p < r.radix(); ++p) n += r.input_occupancy(p, v);
+      by_vc.push_back(n);
+    }
+    j["buffered_flits_by_vc"] = by_vc;  // at the end of the run
+  }
   std::uint64_t q_integral = 0;
   std::size_t q_max = 0;
   for (const auto& ni : net.interfaces) {
@@ -275,6 +285,30 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"repair", f.repair},
                   {"random", f.random}});
   j["faults"] = jf;
+  if (net.immunet) {
+    net.immunet->finalize();
+    const auto& rep = net.immunet->report();
+    nlohmann::json rj;
+    rj["happened"] = rep.happened;
+    if (rep.happened) {
+      rj["first_fault_cycle"] = rep.first_fault_cycle;
+      rj["emergency_cycles"] = rep.emergency_end_cycle - rep.first_detect_cycle;
+      rj["reconfiguration_cycles"] = rep.last_table_update_cycle - rep.first_fault_cycle;
+      rj["root"] = rep.root >= 0 ? topo.router_label(rep.root) : std::string();
+      rj["final_epl"] = rep.final_epl;
+    }
+    rj["safe_control_messages"] = rep.safe_control_messages;
+    rj["adaptive_control_messages"] = rep.adaptive_control_messages;
+    rj["emergency_adoptions"] = rep.emergencies;
+    rj["drained_packets"] = rep.drained_packets;
+    rj["packets_lost"] = dropped;
+    rj["mean_distance_before"] = rep.mean_distance_before;
+    rj["mean_distance_after"] = rep.mean_distance_after;
+    nlohmann::json lost = nlohmann::json::array();
+    for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
+    rj["lost_nodes"] = lost;
+    j["reconfiguration"] = rj;
+  }
   j["seed"] = cfg.sim.seed;
   j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only

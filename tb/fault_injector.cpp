@@ -37,7 +37,8 @@ routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults) {
   return fs;
 }
 
-std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec) {
+std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec,
+                                          bool allow_disconnect) {
   std::vector<ResolvedFault> out;
   for (std::size_t i = 0; i < spec.schedule.size(); ++i) {
     const FaultSpec& f = spec.schedule[i];
@@ -89,7 +90,7 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
           spec.random_links, drawn, topo.spec()));
   }
   const int comps = live_components(topo, permanent_faults(out));
-  if (comps > 1)
+  if (comps > 1 && !allow_disconnect)
     throw ConfigError(fmt::format(
         "faults: the permanent faults disconnect the network {} into {} groups of surviving nodes; remove a fault "
         "or give it a repair cycle",
@@ -128,6 +129,7 @@ void FaultInjector::fire() {
           break;
         case 1:
           m_net.set_link_detected(f.id, false);
+          m_net.fault_detected(f.id, static_cast<std::uint64_t>(f.at));
           break;
         case 2:
           m_net.repair_link(f.id);
@@ -145,7 +147,10 @@ void FaultInjector::fire() {
           m_net.fail_router(f.id);
           break;
         case 1:
-          for (auto l : links) m_net.set_link_detected(l, false);
+          for (auto l : links) {
+            m_net.set_link_detected(l, false);
+            m_net.fault_detected(l, static_cast<std::uint64_t>(f.at));
+          }
           break;
         case 2:
           m_net.routers[f.id].repair();

@@ -25,7 +25,10 @@ struct ResolvedFault {
 /// connected. Throws ConfigError for a label that does not exist, a random
 /// count larger than can be drawn, or a permanent fault set that disconnects
 /// the surviving nodes.
-std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec);
+/// allow_disconnect: mechanisms that report lost nodes themselves (Immunet)
+/// accept a permanent fault set that splits the survivors.
+std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec,
+                                          bool allow_disconnect = false);
 
 /// The permanent part of a fault list (no repair), as a FaultSet.
 routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults);

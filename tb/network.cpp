@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/updown.hpp"
 
 namespace ftsim::tb {
@@ -32,7 +33,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
       generators("gen"),
       sinks("sink") {
   m_topo = routing::make_topology(cfg.topology);
-  m_relation = routing::make_routing(cfg.routing);
+  m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
+                                         : routing::make_routing(cfg.routing);
   m_relation->configure(*m_topo, cfg.router.vcs);
   const int max_len = cfg.traffic.max_packet_flits();
   if (m_relation->needs_bubble()) {
@@ -117,6 +119,28 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     return new hw::TableTarget(("table_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
                                routers[r].forwarding_table());
   });
+  if (cfg.routing == "immunet") {
+    std::vector<hw::Router*> rs;
+    std::vector<hw::NetworkInterface*> nis;
+    std::vector<hw::LinkDirection*> in_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
+    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+      rs.push_back(&routers[r]);
+      nis.push_back(&interfaces[r]);
+      for (routing::PortId p = 0; p < t.radix(r); ++p) {
+        const PortPeer& pp = t.peer(r, p);
+        if (pp.kind != PortPeer::Kind::kRouter) continue;
+        const routing::Link& lk = t.link(pp.link);
+        const bool is_a = lk.a == r && lk.a_port == p;
+        in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = &direction(pp.link, !is_a);
+      }
+    }
+    hw::ImmunetParams ip;
+    ip.handle_cycles = cfg.immunet.handle_cycles;
+    ip.ack_window = cfg.immunet.ack_window;
+    ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
+    immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t),
+                                                        rs, nis, in_links, ip);
+  }
   management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
   for (routing::RouterId r = 0; r < t.num_routers(); ++r) management->sockets[r].bind(table_targets[r].socket);
 }
@@ -169,7 +193,15 @@ void Network::set_link_detected(routing::LinkId l, bool alive) {
   }
 }
 
+void Network::fault_detected(routing::LinkId l, std::uint64_t fail_cycle) {
+  if (!immunet) return;
+  const routing::Link& lk = m_topo->link(l);
+  immunet->detect(lk.a, lk.a_port, fail_cycle);
+  if (!lk.b_is_node) immunet->detect(lk.b, lk.b_port, fail_cycle);
+}
+
 void Network::fail_router(routing::RouterId r) {
+  if (immunet) immunet->router_failed(r);
   routers[r].fail();
   for (routing::PortId p = 0; p < m_topo->radix(r); ++p) {
     const PortPeer& pp = m_topo->peer(r, p);

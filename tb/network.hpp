@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/immunet_control_plane.hpp"
 #include "hw/management_bus.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
@@ -34,6 +35,8 @@ class Network : public sc_core::sc_module {
   sc_core::sc_vector<TrafficGenerator> generators;
   sc_core::sc_vector<MessageSink> sinks;
   std::unique_ptr<hw::ManagementBus> management;
+  /// Immunet's reconfiguration hardware (routing "immunet" only).
+  std::unique_ptr<hw::ImmunetControlPlane> immunet;
 
   hw::NetworkContext& context() { return m_ctx; }
   const routing::Topology& topology() const { return *m_topo; }
@@ -51,6 +54,8 @@ class Network : public sc_core::sc_module {
   void repair_link(routing::LinkId l);
   /// Routers at both ends learn (after detection) that the link is up/down.
   void set_link_detected(routing::LinkId l, bool alive);
+  /// The Local Fault Detectors at both ends of link l report it (Immunet).
+  void fault_detected(routing::LinkId l, std::uint64_t fail_cycle);
   /// fail_router: buffered packets dropped (switch_failure), links failed.
   void fail_router(routing::RouterId r);
   /// Recomputes live destination sets for the traffic patterns.

@@ -17,12 +17,13 @@ struct Harness {
   tb::ExperimentConfig cfg;
   std::unique_ptr<tb::Network> net;
   std::unique_ptr<tb::FaultInjector> faults;
+  std::vector<tb::ResolvedFault> resolved;
 
   explicit Harness(const std::string& yaml, const std::vector<std::string>& sets = {}) {
     cfg = tb::parse_experiment(yaml, sets);
     net = std::make_unique<tb::Network>("net", cfg);
     for (auto& s : net->sinks) s.record = true;
-    auto resolved = tb::resolve_faults(net->topology(), cfg.faults);
+    resolved = tb::resolve_faults(net->topology(), cfg.faults, net->immunet != nullptr);
     faults = std::make_unique<tb::FaultInjector>("faults", *net, resolved, cfg.faults.detection_delay);
   }
   void run(std::uint64_t cycles) { sc_core::sc_start(net->clk.period() * static_cast<double>(cycles)); }

@@ -1,0 +1,286 @@
+#include "hw/immunet_control_plane.hpp"
+
+#include "hw/network_interface.hpp"
+#include "hw/router.hpp"
+#include "tables/immunet_tables.hpp"
+
+namespace ftsim::hw {
+
+using routing::KAryNCube;
+
+namespace {
+EmergencyParams logic_params(const routing::KAryNCube& t, const ImmunetParams& p) {
+  EmergencyParams e;
+  e.ports = 2 * t.dimensions();
+  e.epl_bits = p.epl_bits;
+  int idb = 1;
+  while ((1L << idb) < t.num_routers()) ++idb;
+  e.id_bits = idb;
+  e.handle_cycles = p.handle_cycles;
+  e.ack_window = p.ack_window;
+  return e;
+}
+}  // namespace
+
+ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx,
+                                         const routing::KAryNCube& topo, std::vector<Router*> routers,
+                                         std::vector<NetworkInterface*> interfaces,
+                                         std::vector<LinkDirection*> in_links, const ImmunetParams& params)
+    : sc_module(name),
+      m_ctx(ctx),
+      m_topo(topo),
+      m_routers(std::move(routers)),
+      m_nis(std::move(interfaces)),
+      m_in_links(std::move(in_links)),
+      m_params(params) {
+  const EmergencyParams ep = logic_params(topo, params);
+  const int n = topo.num_routers();
+  const int radix = topo.max_radix();
+  const auto ss = tables::fault_free_ss_table(topo);
+  double dist_sum = 0;
+  m_nodes.reserve(static_cast<std::size_t>(n));  // routers keep pointers to the views
+  for (int r = 0; r < n; ++r) {
+    m_nodes.emplace_back(ep);
+    Node& nd = m_nodes.back();
+    nd.out.assign(ep.ports, EmergencyWires{});
+    nd.port_enable = (1u << ep.ports) - 1u;
+    const auto s = tables::fault_free_safe_table(topo, r);
+    const auto a = tables::fault_free_adaptive_table(topo, r);
+    nd.safe.resize(n);
+    nd.adaptive.resize(n);
+    nd.dist.resize(n);
+    for (int d = 0; d < n; ++d) {
+      nd.safe[d] = s.mask(d);
+      nd.adaptive[d] = a.mask(d);
+      nd.dist[d] = a.distance(d);
+      dist_sum += a.distance(d);
+    }
+    nd.ss_next.assign(radix, -1);
+    for (int p = 1; p < radix; ++p) {
+      const int o = ss.next(tables::ss_index(p));
+      nd.ss_next[p] = static_cast<std::int8_t>(o < 0 ? -1 : tables::ss_port(o));
+    }
+    nd.view.single_ring = false;
+    publish(r);
+    m_routers[r]->set_immunet_view(&m_nodes[r].view);
+  }
+  m_mean_before = dist_sum / (static_cast<double>(n) * (n - 1));
+  m_idle.assign(ep.ports, EmergencyWires{});
+  m_inputs.in.assign(ep.ports, EmergencyWires{});
+  m_inputs.normal = m_idle;
+  SC_METHOD(tick);
+  sensitive << m_wake;
+  dont_initialize();
+}
+
+void ImmunetControlPlane::publish(int r) {
+  Node& nd = m_nodes[r];
+  nd.view.safe = nd.safe.data();
+  nd.view.adaptive = nd.adaptive.data();
+  nd.view.ss_next = nd.ss_next.data();
+}
+
+std::uint64_t ImmunetControlPlane::now() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+
+bool ImmunetControlPlane::busy() const { return m_active; }
+
+void ImmunetControlPlane::detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle) {
+  Node& nd = m_nodes[r];
+  if (nd.dead) return;
+  nd.port_enable &= ~(1u << (p - 1));
+  nd.detect_pending = true;
+  if (!m_report.happened || fail_cycle < m_report.first_fault_cycle) m_report.first_fault_cycle = fail_cycle;
+  if (!m_report.happened) m_report.first_detect_cycle = now();
+  m_report.happened = true;
+  if (!m_active) {
+    m_active = true;
+    m_wake.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void ImmunetControlPlane::router_failed(routing::RouterId r) {
+  Node& nd = m_nodes[r];
+  if (!nd.dead && nd.view.emergency) --m_in_emergency;
+  nd.dead = true;
+}
+
+void ImmunetControlPlane::tick() {
+  const std::uint64_t c = now();
+  const int n = static_cast<int>(m_nodes.size());
+  const int ports = 2 * m_topo.dimensions();
+  // Phase 1: every live node drives its wires from its current state.
+  for (int r = 0; r < n; ++r) {
+    Node& nd = m_nodes[r];
+    if (nd.dead) continue;
+    nd.out = nd.logic.outputs(m_idle, nd.port_enable).out;
+  }
+  // Phase 2: every live node samples its neighbours' wires at the clock edge.
+  for (int r = 0; r < n; ++r) {
+    Node& nd = m_nodes[r];
+    if (nd.dead) continue;
+    for (int i = 0; i < ports; ++i) {
+      const routing::PortPeer& pp = m_topo.peer(r, i + 1);
+      const bool up = (nd.port_enable >> i & 1u) && pp.kind == routing::PortPeer::Kind::kRouter && !m_nodes[pp.id].dead;
+      m_inputs.in[i] = up ? m_nodes[pp.id].out[pp.port - 1] : EmergencyWires{};
+    }
+    m_inputs.port_enable = nd.port_enable;
+    m_inputs.fault_detect = nd.detect_pending;
+    m_inputs.node_id = static_cast<std::uint32_t>(r);
+    nd.detect_pending = false;
+    const EmergencyState before = nd.logic.state();
+    nd.logic.step(m_inputs);
+    const EmergencyState& after = nd.logic.state();
+    if (after.emergency && (!before.emergency || after.epl != before.epl || !before.valid)) on_adopt(r);
+    if (after.done && !before.done) on_done(r);
+    // STOP on every input channel of r while in the emergency state.
+    for (int p = 1; p <= ports; ++p)
+      if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p]) l->bundle.stop = after.emergency;
+  }
+  // Control packets of the table updates.
+  while (!m_messages.empty() && m_messages.begin()->first <= c) {
+    const Message m = m_messages.begin()->second;
+    m_messages.erase(m_messages.begin());
+    deliver(m, c);
+  }
+  m_active = m_in_emergency > 0 || !m_messages.empty();
+  for (int r = 0; r < n && !m_active; ++r) {
+    const auto& s = m_nodes[r].logic.state();
+    m_active = !m_nodes[r].dead && (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
+                                     m_nodes[r].detect_pending);
+  }
+  if (m_active) {
+    // Sleep through stretches with only control packets in flight.
+    const bool only_messages = m_in_emergency == 0 && !m_messages.empty();
+    bool logic_idle = true;
+    for (int r = 0; r < n && logic_idle; ++r) {
+      const auto& s = m_nodes[r].logic.state();
+      logic_idle = m_nodes[r].dead || !(s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now);
+    }
+    const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.begin()->first - c : 1;
+    next_trigger(sc_core::sc_time::from_value(m_ctx.period_ticks) * static_cast<double>(gap));
+  }
+}
+
+void ImmunetControlPlane::on_adopt(int r) {
+  Node& nd = m_nodes[r];
+  ++m_report.emergencies;
+  if (nd.view.emergency == false) ++m_in_emergency;
+  nd.view.emergency = true;
+  m_nis[r]->set_injection_stopped(true);
+  // A new emergency invalidates the adaptive tables: they are rebuilt from
+  // scratch by the distance-vector procedure (section 4.3).
+  const int n = static_cast<int>(m_nodes.size());
+  for (int d = 0; d < n; ++d) {
+    nd.adaptive[d] = 0;
+    nd.dist[d] = n;
+  }
+  nd.adaptive[r] = 1ULL << KAryNCube::kLocalPort;
+  nd.dist[r] = 0;
+}
+
+void ImmunetControlPlane::on_done(int r) {
+  Node& nd = m_nodes[r];
+  const EmergencyState& s = nd.logic.state();
+  const int radix = m_topo.max_radix();
+  const int ports = 2 * m_topo.dimensions();
+  // SS table: the tour of the tree through this node (Figure 5).
+  std::vector<routing::PortId> cyc;
+  if (!s.root) cyc.push_back(s.parent + 1);
+  for (int i = 0; i < ports; ++i)
+    if (s.children >> i & 1u) cyc.push_back(i + 1);
+  nd.ss_next.assign(radix, -1);
+  for (std::size_t i = 0; i < cyc.size(); ++i)
+    nd.ss_next[cyc[i]] = static_cast<std::int8_t>(cyc[(i + 1) % cyc.size()]);
+  // Provisional safe table (section 4.2): every packet entering the ring goes
+  // towards the parent (the root: its first child).
+  const int n = static_cast<int>(m_nodes.size());
+  const std::uint64_t towards = cyc.empty() ? 1ULL : (1ULL << cyc.front());
+  for (int d = 0; d < n; ++d) nd.safe[d] = towards;
+  nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
+  nd.view.single_ring = true;
+  nd.view.emergency = false;
+  --m_in_emergency;
+  m_nis[r]->set_injection_stopped(false);
+  // Table Update Module: drain the head packet of a safe queue that has no
+  // room for a bubble, so the new ring cannot start deadlocked.
+  for (int p = 0; p <= ports; ++p) {
+    std::uint32_t id = 0;
+    if (m_routers[r]->drain_safe_head(p, 2 * m_ctx.max_packet_flits, &id)) {
+      m_nis[r]->requeue_front(id);
+      ++m_report.drained_packets;
+    }
+  }
+  m_routers[r]->wake();
+  const std::uint64_t c = now();
+  m_report.emergency_end_cycle = c;
+  m_report.last_table_update_cycle = c;
+  m_report.final_epl = s.epl;
+  if (s.root) m_report.root = r;
+  // Optimised safe table: one control packet per node, up to the root.
+  if (!s.root) send(Message{true, r, s.epl, 0, r, s.parent + 1}, c);
+  // Adaptive tables: distance vector, one packet to every live neighbour.
+  for (int i = 0; i < ports; ++i)
+    if (nd.port_enable >> i & 1u) send(Message{false, r, s.epl, 0, r, i + 1}, c);
+}
+
+void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
+  // m.to / m.port name the sender and its output port; convert to the receiver.
+  const routing::PortPeer& pp = m_topo.peer(m.to, m.port);
+  if (pp.kind != routing::PortPeer::Kind::kRouter || m_nodes[pp.id].dead) return;
+  Message out = m;
+  out.to = pp.id;
+  out.port = pp.port;
+  (m.safe ? m_report.safe_control_messages : m_report.adaptive_control_messages)++;
+  m_messages.emplace(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
+  if (!m_active) {
+    m_active = true;
+    m_wake.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
+  Node& nd = m_nodes[m.to];
+  if (nd.dead) return;
+  const EmergencyState& s = nd.logic.state();
+  if (!s.valid || s.epl != m.epl) return;  // a newer emergency is in progress: discard
+  if (m.safe) {
+    nd.safe[m.origin] = 1ULL << m.port;  // the descendant is below this port
+    m_report.last_table_update_cycle = now;
+    if (!s.root) send(Message{true, m.origin, m.epl, 0, m.to, s.parent + 1}, now);
+    return;
+  }
+  const int d = m.dist + 1;
+  if (d > nd.dist[m.origin]) return;
+  if (d < nd.dist[m.origin]) {
+    nd.dist[m.origin] = d;
+    nd.adaptive[m.origin] = 1ULL << m.port;
+  } else {
+    nd.adaptive[m.origin] |= 1ULL << m.port;
+  }
+  m_report.last_table_update_cycle = now;
+  const int ports = 2 * m_topo.dimensions();
+  for (int i = 0; i < ports; ++i)
+    if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);
+}
+
+void ImmunetControlPlane::finalize() {
+  m_report.mean_distance_before = m_mean_before;
+  const int n = static_cast<int>(m_nodes.size());
+  double sum = 0;
+  double pairs = 0;
+  for (int r = 0; r < n; ++r) {
+    if (m_nodes[r].dead) continue;
+    for (int d = 0; d < n; ++d)
+      if (d != r && m_nodes[d].dead == false && m_nodes[r].dist[d] < n) {
+        sum += m_nodes[r].dist[d];
+        pairs += 1;
+      }
+  }
+  m_report.mean_distance_after = pairs > 0 ? sum / pairs : 0.0;
+  m_report.lost_nodes.clear();
+  const int ref = m_report.root >= 0 ? m_report.root : 0;
+  for (int d = 0; d < n; ++d)
+    if (m_nodes[ref].dist[d] >= n) m_report.lost_nodes.push_back(d);
+}
+
+}  // namespace ftsim::hw

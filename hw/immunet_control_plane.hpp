@@ -1,0 +1,123 @@
+// Immunet's per-router reconfiguration hardware, network wide: Local Fault
+// Detector, emergency-signal logic (Input/Output Blocks, Reconfiguration
+// Module) and Table Update Module.
+// Source: immunet-fault-tolerant-routing.txt, sections 4.1-4.3 and 5.
+#pragma once
+#include <systemc>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "hw/emergency_logic.hpp"
+#include "hw/network_context.hpp"
+#include "routing_logic/kary_ncube.hpp"
+
+namespace ftsim::hw {
+
+class Router;
+class NetworkInterface;
+struct LinkDirection;
+
+/// Latencies of the protocol, with section 6's values as defaults.
+struct ImmunetParams {
+  int handle_cycles = 100;           ///< a node handles and retransmits an emergency, cycles
+  int ack_window = 10;               ///< cycles after propagation in which ACKs count
+  int control_packet_cycles = 1000;  ///< one control packet over one hop, cycles
+  int epl_bits = 32;
+};
+
+/// What the reconfiguration reports (stats.json "reconfiguration").
+struct ImmunetReport {
+  bool happened = false;
+  std::uint64_t first_fault_cycle = 0;      ///< earliest failure of a detected fault
+  std::uint64_t first_detect_cycle = 0;
+  std::uint64_t emergency_end_cycle = 0;    ///< the last node left the emergency state
+  std::uint64_t last_table_update_cycle = 0;
+  std::uint64_t safe_control_messages = 0;  ///< hop transmissions of safe-table packets
+  std::uint64_t adaptive_control_messages = 0;
+  std::uint64_t emergencies = 0;            ///< adoptions of a new EPL, over all nodes
+  std::uint64_t drained_packets = 0;        ///< safe-ring head packets drained by Table Update Modules
+  int root = -1;
+  std::uint32_t final_epl = 0;
+  double mean_distance_before = 0;
+  double mean_distance_after = 0;
+  std::vector<int> lost_nodes;  ///< survivors' view: nodes whose distance stayed N
+};
+
+/// One instance per network. It owns every router's Immunet tables and hands
+/// each router an ImmunetView. It runs one clocked method that steps every
+/// live router's EmergencyLogic in two phases (all outputs from the current
+/// state, then all state updates from the neighbours' wires), only while an
+/// emergency or table update is in progress; otherwise it sleeps until a
+/// fault is detected.
+class ImmunetControlPlane : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(ImmunetControlPlane);
+  ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx, const routing::KAryNCube& topo,
+                      std::vector<Router*> routers, std::vector<NetworkInterface*> interfaces,
+                      std::vector<LinkDirection*> in_links, const ImmunetParams& params);
+
+  /// Local Fault Detector of router r: the link on port p is dead (after the
+  /// detection delay). fail_cycle: when it failed, for the report.
+  void detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle);
+  /// Router r has died: its logic stops, its neighbours detect its links.
+  void router_failed(routing::RouterId r);
+
+  const ImmunetReport& report() const { return m_report; }
+  /// Tables of router r (tests).
+  const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r].view; }
+  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r].logic; }
+  int adaptive_distance(routing::RouterId r, routing::NodeId d) const { return m_nodes[r].dist[d]; }
+  bool busy() const;
+  /// Computes mean distances and lost nodes at the end of the run.
+  void finalize();
+
+ private:
+  struct Node {
+    explicit Node(const EmergencyParams& p) : logic(p) {}
+    EmergencyLogic logic;
+    std::vector<EmergencyWires> out;  // wires driven this cycle
+    std::vector<std::uint64_t> safe;
+    std::vector<std::uint64_t> adaptive;
+    std::vector<int> dist;
+    std::vector<std::int8_t> ss_next;
+    routing::ImmunetView view;
+    std::uint32_t port_enable = 0;  // bit i = topology port i + 1
+    bool detect_pending = false;
+    bool dead = false;
+  };
+  struct Message {
+    bool safe;
+    int origin;
+    std::uint32_t epl;
+    int dist;
+    int to;
+    int port;  // arrival port at `to`
+  };
+  void tick();
+  void on_adopt(int r);
+  void on_done(int r);
+  void send(const Message& m, std::uint64_t now);
+  void deliver(const Message& m, std::uint64_t now);
+  void publish(int r);
+  std::uint64_t now() const;
+
+  NetworkContext& m_ctx;
+  const routing::KAryNCube& m_topo;
+  std::vector<Router*> m_routers;
+  std::vector<NetworkInterface*> m_nis;
+  std::vector<LinkDirection*> m_in_links;  // [r * radix + p]: link direction into r on port p
+  ImmunetParams m_params;
+  std::vector<Node> m_nodes;
+  std::multimap<std::uint64_t, Message> m_messages;
+  std::vector<EmergencyWires> m_idle;
+  EmergencyInputs m_inputs;
+  sc_core::sc_event m_wake;
+  bool m_active = false;
+  int m_in_emergency = 0;
+  ImmunetReport m_report;
+  double m_mean_before = 0;
+};
+
+}  // namespace ftsim::hw

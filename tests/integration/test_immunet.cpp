@@ -1,0 +1,190 @@
+// Immunet end to end: emergency, one safe ring through every survivor,
+// every surviving pair delivers, no deadlock, conservation.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+
+#include "harness.hpp"
+#include "tables/immunet_tables.hpp"
+
+using namespace ftsim;
+
+namespace {
+
+std::string yaml(const std::string& topo) {
+  return "topology: " + topo + R"(
+routing: immunet
+router: {vcs: 2, buffer_flits: 8, flow_control: vct}
+traffic: {pattern: uniform, load: 0.05, packet_flits: 4}
+sim: {warmup_cycles: 0, measure_cycles: 1000000, seed: 5}
+immunet: {handle_cycles: 20, ack_window: 10, control_packet_cycles: 50}
+)";
+}
+
+struct Outcome {
+  std::set<int> survivors;
+  long pairs_sent = 0;
+  long pairs_delivered = 0;
+};
+
+// Runs the faults, lets the reconfiguration finish, then sends one message
+// between every ordered pair of survivors and checks every one arrives.
+Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
+  Outcome o;
+  h.run(settle);
+  auto& net = *h.net;
+  const auto& t = net.topology();
+  EXPECT_TRUE(net.immunet->report().happened);
+  EXPECT_FALSE(net.immunet->busy()) << "reconfiguration still running";
+  // Survivors: live routers in the component of the final root.
+  const auto comp = routing::node_components(t, tb::permanent_faults(h.resolved));
+  const int root = net.immunet->report().root;
+  EXPECT_GE(root, 0);
+  for (int n = 0; n < t.num_nodes(); ++n)
+    if (comp[n] >= 0 && comp[n] == comp[root]) o.survivors.insert(n);
+  // Every survivor left the emergency with the same EPL, and the SS tables
+  // form one ring that visits every survivor.
+  std::vector<tables::SsTable> ss;
+  for (int r = 0; r < t.num_routers(); ++r) {
+    tables::SsTable s(t.max_radix() - 1);
+    const auto& v = net.immunet->view(r);
+    for (int p = 1; p < t.max_radix(); ++p)
+      if (v.ss_next[p] >= 0) s.set(tables::ss_index(p), tables::ss_index(v.ss_next[p]), true);
+    ss.push_back(s);
+    if (o.survivors.count(r)) {
+      const auto& st = net.immunet->logic(r).state();
+      EXPECT_FALSE(st.emergency) << "router " << t.router_label(r);
+      EXPECT_EQ(st.epl, net.immunet->report().final_epl) << "router " << t.router_label(r);
+      // Distances: the distance-vector tables equal BFS on the survivors.
+    }
+  }
+  const auto ref = tables::reference_adaptive_tables(t, tb::permanent_faults(h.resolved));
+  for (int r : o.survivors)
+    for (int d : o.survivors) EXPECT_EQ(net.immunet->adaptive_distance(r, d), ref[r].distance(d));
+  if (o.survivors.size() > 1) {
+    int entry = -1;
+    for (int p = 1; p < t.max_radix(); ++p)
+      if (ss[root].next(tables::ss_index(p)) >= 0) entry = p;
+    const auto ring = tables::trace_safe_ring(t, ss, root, entry);
+    EXPECT_EQ(std::set<int>(ring.begin(), ring.end()), o.survivors);
+    EXPECT_EQ(ring.size(), 2 * (o.survivors.size() - 1));
+  }
+  // Quiesce the random traffic, then send every surviving pair one message.
+  for (auto& g : net.generators) g.stop();
+  h.run(20000);
+  std::vector<std::size_t> before(t.num_nodes());
+  for (int n = 0; n < t.num_nodes(); ++n) before[n] = net.sinks[n].records.size();
+  for (int s : o.survivors)
+    for (int d : o.survivors) {
+      if (s == d) continue;
+      tlm::tlm_generic_payload gp;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      gp.set_command(tlm::TLM_WRITE_COMMAND);
+      gp.set_address(static_cast<sc_dt::uint64>(d));
+      gp.set_data_length(64);
+      gp.set_streaming_width(64);
+      gp.set_data_ptr(nullptr);
+      net.generators[s].socket->b_transport(gp, delay);
+      EXPECT_TRUE(gp.is_response_ok());
+      ++o.pairs_sent;
+    }
+  h.run(60000);
+  for (int d : o.survivors) {
+    std::set<int> from;
+    for (std::size_t i = before[d]; i < net.sinks[d].records.size(); ++i) from.insert(net.sinks[d].records[i].src);
+    for (int s : o.survivors)
+      if (s != d && from.count(s)) ++o.pairs_delivered;
+  }
+  EXPECT_EQ(o.pairs_delivered, o.pairs_sent);
+  std::printf("survivors %zu, root %s, EPL %u, pairs delivered %ld of %ld, safe msgs %llu, adaptive msgs %llu\n",
+              o.survivors.size(), t.router_label(root).c_str(), net.immunet->report().final_epl, o.pairs_delivered,
+              o.pairs_sent, static_cast<unsigned long long>(net.immunet->report().safe_control_messages),
+              static_cast<unsigned long long>(net.immunet->report().adaptive_control_messages));
+  // Nothing left anywhere: no deadlock, and conservation by scan.
+  EXPECT_EQ(net.buffered_flits(), 0U);
+  const auto& st = h.stats();
+  const auto inflight = net.scan_in_flight();
+  EXPECT_EQ(st.created, st.delivered + st.dropped_total() + inflight.in_network + inflight.source_queued);
+  return o;
+}
+
+}  // namespace
+
+class ImmunetRandomLinks : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(ImmunetRandomLinks, EverySurvivorPairDelivers) {
+  const auto [topo, links] = GetParam();
+  test::Harness h(yaml(topo), {"faults.random_links=" + std::to_string(links), "faults.random_at=2000",
+                               "faults.random_seed=" + std::to_string(links * 7 + 1)});
+  const auto o = run_and_check(h, 40000);
+  EXPECT_EQ(static_cast<int>(o.survivors.size()), h.net->topology().num_nodes());
+}
+
+INSTANTIATE_TEST_SUITE_P(Tori, ImmunetRandomLinks,
+                         ::testing::Values(std::pair{"torus:4x4", 1}, std::pair{"torus:4x4", 5},
+                                           std::pair{"torus:4x4", 12}, std::pair{"torus:4x4", 17},
+                                           std::pair{"torus:8x8", 1}, std::pair{"torus:8x8", 30}),
+                         [](const ::testing::TestParamInfo<std::pair<const char*, int>>& i) {
+                           std::string n = i.param.first;
+                           for (char& c : n)
+                             if (c == ':') c = '_';
+                           return n + "_links_" + std::to_string(i.param.second);
+                         });
+
+TEST(Immunet, NodeAndLinkFaults) {
+  test::Harness h(yaml("torus:4x4"),
+                  {"faults=[{node: '1,1', at: 2000}, {link: '2,2:y+', at: 2000}, {link: '3,0:x+', at: 2000}]"});
+  const auto o = run_and_check(h, 40000);
+  EXPECT_EQ(o.survivors.size(), 15U);
+  EXPECT_EQ(o.survivors.count(5), 0U);
+}
+
+TEST(Immunet, SecondFaultDuringTheEmergency) {
+  // The second link fails 30 cycles after the first is detected, while the
+  // first emergency (handle 20 cycles per hop) is still propagating: its
+  // detectors propose the next generation, which cancels the partial tree.
+  test::Harness h(yaml("torus:4x4"),
+                  {"faults=[{link: '1,1:x+', at: 2000}, {link: '2,3:y+', at: 2040}]", "faults.detection_delay=10"});
+  run_and_check(h, 40000);
+  const auto& rep = h.net->immunet->report();
+  const int idb = 4;  // 16 routers
+  EXPECT_EQ(rep.final_epl >> idb, 1U);  // generation 1: the nested fault won
+  EXPECT_GT(rep.emergencies, 16U);      // nodes adopted twice
+}
+
+TEST(Immunet, TwoDetectorsOfOneFaultHigherIdIsRoot) {
+  // Both ends of 1,1:x+ detect together; router 2,1 (id 6) beats 1,1 (id 5).
+  test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]"});
+  run_and_check(h, 40000);
+  const auto& rep = h.net->immunet->report();
+  EXPECT_EQ(h.net->topology().router_label(rep.root), "2,1");
+  EXPECT_EQ(rep.final_epl, 6U);
+  EXPECT_EQ(rep.safe_control_messages, [] {
+    // One control packet per non-root node, each forwarded up to the root:
+    // the sum of the depths in the BFS tree from the root.
+    const routing::KAryNCube t({4, 4}, true);
+    routing::FaultSet fs;
+    fs.links = {t.parse_link("1,1:x+")};
+    const auto tree = tables::emergency_tree(t, fs, t.parse_router("2,1"));
+    std::uint64_t sum = 0;
+    for (int r = 0; r < 16; ++r) {
+      int depth = 0;
+      for (int x = r; tree.parent_port[x] >= 0; x = t.peer(x, tree.parent_port[x]).id) ++depth;
+      sum += static_cast<std::uint64_t>(depth);
+    }
+    return sum;
+  }());
+}
+
+TEST(Immunet, DisconnectedSurvivorsAreReportedNotHung) {
+  // Node 0,0 loses all four links: it is lost; the other 15 reconfigure.
+  test::Harness h(yaml("torus:4x4"), {"faults=[{link: '0,0:x+', at: 2000}, {link: '3,0:x+', at: 2000}, "
+                                      "{link: '0,0:y+', at: 2000}, {link: '0,3:y+', at: 2000}]"});
+  const auto o = run_and_check(h, 40000);
+  EXPECT_EQ(o.survivors.size(), 15U);
+  h.net->immunet->finalize();
+  const auto& lost = h.net->immunet->report().lost_nodes;
+  ASSERT_EQ(lost.size(), 1U);
+  EXPECT_EQ(lost[0], 0);
+}
