@@ -85,7 +85,10 @@ int sc_main(int argc, char* argv[]) {
       for (const auto& t : ftsim::routing::topology_names()) std::cout << "  " << t << "\n";
       std::cout << "routing relations:\n";
       for (const auto& [n, d] : ftsim::routing::routing_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
-      std::cout << "mechanisms:\n  (none yet: the fault-tolerance mechanisms of the five papers are being added)\n";
+      std::cout << "mechanisms:\n"
+                << fmt::format("  {:<16} {}\n", "immunet",
+                               "routing: immunet; emergency state, spanning-tree BFC safe ring, provisional and "
+                               "optimised safe tables, distance-vector adaptive tables (torus)");
       std::cout << "traffic patterns:\n";
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
       return 0;
