@@ -12,10 +12,11 @@
 namespace ftsim::hw {
 
 /// The wires of one link direction, as in Immunet's Figure 9: data lines,
-/// two request lines and a STOP line. In normal operation req0 marks a valid
-/// flit, req1 a head flit; both asserted together never happen in normal
-/// operation and signal an emergency (Immunet section 5). STOP is driven by
-/// the receiver and halts the sender.
+/// two request lines and a STOP line. In normal operation req1 marks a head
+/// flit and req0 a body or tail flit, so exactly one is asserted per flit;
+/// both asserted together never happen in normal operation and signal an
+/// emergency, with the EPL (or the all-ones special ACK) on the data lines
+/// (Immunet section 5). STOP is driven by the receiver and halts the sender.
 struct PhitBundle {
   std::uint32_t data = 0;
   bool req0 = false;

@@ -25,13 +25,15 @@ EmergencyParams logic_params(const routing::KAryNCube& t, const ImmunetParams& p
 ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx,
                                          const routing::KAryNCube& topo, std::vector<Router*> routers,
                                          std::vector<NetworkInterface*> interfaces,
-                                         std::vector<LinkDirection*> in_links, const ImmunetParams& params)
+                                         std::vector<LinkDirection*> in_links,
+                                         std::vector<LinkDirection*> out_links, const ImmunetParams& params)
     : sc_module(name),
       m_ctx(ctx),
       m_topo(topo),
       m_routers(std::move(routers)),
       m_nis(std::move(interfaces)),
       m_in_links(std::move(in_links)),
+      m_out_links(std::move(out_links)),
       m_params(params) {
   const EmergencyParams ep = logic_params(topo, params);
   const int n = topo.num_routers();
@@ -94,7 +96,9 @@ void ImmunetControlPlane::detect(routing::RouterId r, routing::PortId p, std::ui
   m_report.happened = true;
   if (!m_active) {
     m_active = true;
-    m_wake.notify(sc_core::SC_ZERO_TIME);
+    // The control plane runs in the second half of each cycle, after the
+    // routers (which reset their traced wires at the rising edge).
+    m_wake.notify(sc_core::sc_time::from_value(m_ctx.period_ticks / 2));
   }
 }
 
@@ -113,6 +117,14 @@ void ImmunetControlPlane::tick() {
     Node& nd = m_nodes[r];
     if (nd.dead) continue;
     nd.out = nd.logic.outputs(m_idle, nd.port_enable).out;
+    for (int i = 0; i < ports; ++i) {
+      const EmergencyWires& w = nd.out[i];
+      if (!(w.req0 && w.req1)) continue;
+      if (LinkDirection* l = m_out_links[static_cast<std::size_t>(r) * m_topo.max_radix() + i + 1]) {
+        l->bundle.req0 = l->bundle.req1 = true;
+        l->bundle.data = w.data;
+      }
+    }
   }
   // Phase 2: every live node samples its neighbours' wires at the clock edge.
   for (int r = 0; r < n; ++r) {
@@ -234,7 +246,7 @@ void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
   m_messages.emplace(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
   if (!m_active) {
     m_active = true;
-    m_wake.notify(sc_core::SC_ZERO_TIME);
+    m_wake.notify(sc_core::sc_time::from_value(m_ctx.period_ticks / 2));
   }
 }
 
@@ -261,6 +273,35 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   const int ports = 2 * m_topo.dimensions();
   for (int i = 0; i < ports; ++i)
     if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);
+}
+
+void ImmunetControlPlane::trace(sc_core::sc_trace_file* tf) const {
+  for (std::size_t r = 0; r < m_nodes.size(); ++r) {
+    const std::string b = std::string(m_routers[r]->name()) + ".rm.";
+    const EmergencyState& s = m_nodes[r].logic.state();
+    sc_core::sc_trace(tf, s.epl, b + "epl");
+    sc_core::sc_trace(tf, s.valid, b + "valid");
+    sc_core::sc_trace(tf, s.root, b + "root");
+    sc_core::sc_trace(tf, s.parent, b + "parent");
+    sc_core::sc_trace(tf, s.children, b + "children");
+    sc_core::sc_trace(tf, s.emergency, b + "emergency");
+    sc_core::sc_trace(tf, s.done, b + "done");
+  }
+}
+
+long ImmunetControlPlane::safe_table_bits() const {
+  return static_cast<long>(m_topo.num_nodes()) * m_topo.max_radix();
+}
+
+long ImmunetControlPlane::adaptive_table_bits() const {
+  int w = 0;
+  while ((1L << w) < m_topo.num_nodes() + 1L) ++w;
+  return static_cast<long>(m_topo.num_nodes()) * (m_topo.max_radix() + w);
+}
+
+long ImmunetControlPlane::ss_table_bits() const {
+  const long p = 2L * m_topo.dimensions();
+  return p * p;
 }
 
 void ImmunetControlPlane::finalize() {

@@ -56,7 +56,8 @@ class ImmunetControlPlane : public sc_core::sc_module {
   SC_HAS_PROCESS(ImmunetControlPlane);
   ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx, const routing::KAryNCube& topo,
                       std::vector<Router*> routers, std::vector<NetworkInterface*> interfaces,
-                      std::vector<LinkDirection*> in_links, const ImmunetParams& params);
+                      std::vector<LinkDirection*> in_links, std::vector<LinkDirection*> out_links,
+                      const ImmunetParams& params);
 
   /// Local Fault Detector of router r: the link on port p is dead (after the
   /// detection delay). fail_cycle: when it failed, for the report.
@@ -70,6 +71,16 @@ class ImmunetControlPlane : public sc_core::sc_module {
   const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r].logic; }
   int adaptive_distance(routing::RouterId r, routing::NodeId d) const { return m_nodes[r].dist[d]; }
   bool busy() const;
+  /// Waves: per router the Reconfiguration Module's latches under
+  /// <router>.rm.{epl,valid,root,parent,children,emergency,done}. The
+  /// emergency wires themselves appear on the links' phit bundles
+  /// (<router>.output_<port>.{req0,req1,data}), driven in the second half of
+  /// each cycle while an emergency is signalled.
+  void trace(sc_core::sc_trace_file* tf) const;
+  /// Hardware cost of one router's tables, in bits.
+  long safe_table_bits() const;
+  long adaptive_table_bits() const;
+  long ss_table_bits() const;
   /// Computes mean distances and lost nodes at the end of the run.
   void finalize();
 
@@ -107,7 +118,8 @@ class ImmunetControlPlane : public sc_core::sc_module {
   const routing::KAryNCube& m_topo;
   std::vector<Router*> m_routers;
   std::vector<NetworkInterface*> m_nis;
-  std::vector<LinkDirection*> m_in_links;  // [r * radix + p]: link direction into r on port p
+  std::vector<LinkDirection*> m_in_links;   // [r * radix + p]: link direction into r on port p
+  std::vector<LinkDirection*> m_out_links;  // [r * radix + p]: link direction out of r on port p
   ImmunetParams m_params;
   std::vector<Node> m_nodes;
   std::multimap<std::uint64_t, Message> m_messages;

@@ -264,7 +264,7 @@ void Router::switch_allocation(std::uint64_t c) {
       if (op.link->receiver != nullptr) op.link->receiver->wake();
       if (f.head && !op.ejection) ++pk.hops;
       op.link->bundle.data = f.packet;
-      op.link->bundle.req0 = true;
+      op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
       op.link->bundle.req1 = f.head;
       op.last_flit = f;
       op.last_flit.valid = true;

@@ -171,7 +171,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     std::string base = opts.vcd_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
-    tf->set_time_unit(cfg.sim.period_ns, sc_core::SC_NS);
+    tf->set_time_unit(1, sc_core::SC_PS);  // Immunet drives its wires in the second half of a cycle
     net.trace(tf);
     net.context().trace_mode = true;
     for (auto& r : net.routers) r.wake();
@@ -307,6 +307,9 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     nlohmann::json lost = nlohmann::json::array();
     for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
     rj["lost_nodes"] = lost;
+    rj["table_bits_per_router"] = {{"safe", net.immunet->safe_table_bits()},
+                                   {"adaptive", net.immunet->adaptive_table_bits()},
+                                   {"ss", net.immunet->ss_table_bits()}};
     j["reconfiguration"] = rj;
   }
   j["seed"] = cfg.sim.seed;

@@ -123,6 +123,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     std::vector<hw::Router*> rs;
     std::vector<hw::NetworkInterface*> nis;
     std::vector<hw::LinkDirection*> in_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
+    std::vector<hw::LinkDirection*> out_links(in_links.size(), nullptr);
     for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
       rs.push_back(&routers[r]);
       nis.push_back(&interfaces[r]);
@@ -132,6 +133,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
         const routing::Link& lk = t.link(pp.link);
         const bool is_a = lk.a == r && lk.a_port == p;
         in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = &direction(pp.link, !is_a);
+        out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = &direction(pp.link, is_a);
       }
     }
     hw::ImmunetParams ip;
@@ -139,7 +141,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     ip.ack_window = cfg.immunet.ack_window;
     ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
     immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t),
-                                                        rs, nis, in_links, ip);
+                                                        rs, nis, in_links, out_links, ip);
   }
   management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
   for (routing::RouterId r = 0; r < t.num_routers(); ++r) management->sockets[r].bind(table_targets[r].socket);
@@ -325,6 +327,7 @@ std::vector<std::string> Network::wait_for_chain() const {
 void Network::trace(sc_core::sc_trace_file* tf) const {
   sc_core::sc_trace(tf, clk, std::string(name()) + ".clk");
   for (const auto& r : routers) r.trace(tf);
+  if (immunet) immunet->trace(tf);
 }
 
 }  // namespace ftsim::tb

@@ -148,6 +148,103 @@ TEST(Cli, DeadlockIsReportedAndExitsNonZero) {
   EXPECT_EQ(o.code, 0) << o.output;
 }
 
+namespace {
+// Minimal VCD reader: variable path -> id, id -> (time, value) changes.
+struct Vcd {
+  std::map<std::string, std::string> ids;
+  std::map<std::string, std::vector<std::pair<long, std::string>>> changes;
+  long last_time = -1;
+  explicit Vcd(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> scopes;
+    std::string line;
+    bool defs = true;
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      std::string tok;
+      ls >> tok;
+      if (defs) {
+        if (tok == "$scope") {
+          std::string kind, name;
+          ls >> kind >> name;
+          scopes.push_back(name);
+        } else if (tok == "$upscope") {
+          scopes.pop_back();
+        } else if (tok == "$var") {
+          std::string type, width, id, name, path;
+          ls >> type >> width >> id >> name;
+          for (const auto& s : scopes) path += s + ".";
+          ids[path + name] = id;
+        } else if (tok == "$enddefinitions") {
+          defs = false;
+        }
+      } else if (!tok.empty() && tok[0] == '#') {
+        last_time = std::stol(tok.substr(1));
+      } else if (!tok.empty()) {
+        std::string id;
+        std::string value;
+        if (tok[0] == 'b') {
+          ls >> id;
+          value = tok.substr(1);
+        } else {
+          id = tok.substr(1);
+          value = tok.substr(0, 1);
+        }
+        changes[id].emplace_back(last_time, value);
+      }
+    }
+  }
+  const std::vector<std::pair<long, std::string>>& of(const std::string& var) { return changes[ids[var]]; }
+};
+
+void expect_gtkw_signals_exist(const std::string& gtkw_path, const Vcd& vcd) {
+  std::ifstream gtkw(gtkw_path);
+  std::string line;
+  int signals = 0;
+  while (std::getline(gtkw, line)) {
+    if (line.rfind("SystemC.", 0) != 0) continue;
+    const std::string name = line.substr(0, line.find('['));
+    EXPECT_TRUE(vcd.ids.count(name)) << gtkw_path << " names a missing signal: " << name;
+    ++signals;
+  }
+  EXPECT_GT(signals, 50) << gtkw_path;
+}
+}  // namespace
+
+TEST(Cli, ImmunetEmergencyIsVisibleInWaves) {
+  const auto d = tmpdir("immunet_vcd");
+  const Result r = run("run " + std::string(FTSIM_SOURCE_DIR) + "/experiments/immunet-4x4-waves.yaml --quiet --out " +
+                       d + " --vcd " + d + "/w.vcd --trace-from 2990 --trace-to 3400");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Vcd vcd(d + "/w.vcd");
+  // Every router enters the emergency and leaves it inside the window, and
+  // ends with EPL 6 (router 2,1, the higher-id detector, t = 0).
+  for (int x = 0; x < 4; ++x)
+    for (int y = 0; y < 4; ++y) {
+      const std::string b = "SystemC.net.router_" + std::to_string(x) + "_" + std::to_string(y) + ".rm.";
+      const auto& em = vcd.of(b + "emergency");
+      ASSERT_GE(em.size(), 3U) << b;  // initial 0, then 1, then 0
+      EXPECT_EQ(em.back().second, "0") << b;
+      EXPECT_EQ(std::stol(vcd.of(b + "epl").back().second, nullptr, 2), 6) << b;
+    }
+  // Router 2,1 is the root; 1,1 started as a root with EPL 5 and then adopted 6.
+  EXPECT_EQ(vcd.of("SystemC.net.router_2_1.rm.root").back().second, "1");
+  EXPECT_EQ(vcd.of("SystemC.net.router_1_1.rm.root").back().second, "0");
+  // The emergency rides on the phit bundle: both request lines high with the
+  // EPL, or all ones (special ACK), on the data lines.
+  int both = 0;
+  for (const auto& [name, id] : vcd.ids) {
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".req0") != 0) continue;
+    const auto& r0 = vcd.changes[id];
+    const auto& r1 = vcd.of(name.substr(0, name.size() - 5) + ".req1");
+    for (const auto& [t, v] : r0)
+      for (const auto& [t1, v1] : r1)
+        if (t == t1 && v == "1" && v1 == "1") ++both;
+  }
+  EXPECT_GT(both, 16);
+  expect_gtkw_signals_exist(std::string(FTSIM_SOURCE_DIR) + "/waves/immunet-emergency.gtkw", vcd);
+}
+
 TEST(Cli, VcdHasHierarchyAndValueChanges) {
   const auto d = tmpdir("vcd");
   const Result r = run("run " + kBase + kShort + " --set traffic.load=0.3 --out " + d + " --vcd " + d +
