@@ -80,6 +80,8 @@ void ImmunetControlPlane::publish(int r) {
   nd.view.safe = nd.safe.data();
   nd.view.adaptive = nd.adaptive.data();
   nd.view.ss_next = nd.ss_next.data();
+  nd.view.distance = nd.dist.data();
+  nd.view.lost_distance = static_cast<std::int32_t>(m_nodes.size() > 0 ? m_topo.num_nodes() : 0);
 }
 
 std::uint64_t ImmunetControlPlane::now() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
@@ -106,6 +108,8 @@ void ImmunetControlPlane::router_failed(routing::RouterId r) {
   Node& nd = m_nodes[r];
   if (!nd.dead && nd.view.emergency) --m_in_emergency;
   nd.dead = true;
+  for (int p = 1; p < m_topo.max_radix(); ++p)
+    if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p]) l->bundle.stop = false;
 }
 
 void ImmunetControlPlane::tick() {
@@ -154,11 +158,21 @@ void ImmunetControlPlane::tick() {
     m_messages.erase(m_messages.begin());
     deliver(m, c);
   }
+  const bool was_active = m_active;
   m_active = m_in_emergency > 0 || !m_messages.empty();
   for (int r = 0; r < n && !m_active; ++r) {
     const auto& s = m_nodes[r].logic.state();
     m_active = !m_nodes[r].dead && (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
                                      m_nodes[r].detect_pending);
+  }
+  if (was_active && !m_active) {
+    // The reconfiguration is over: the tables are final, lost nodes are known.
+    for (int r = 0; r < n; ++r) {
+      if (m_nodes[r].dead || m_nodes[r].view.tables_complete) continue;
+      m_nodes[r].view.tables_complete = true;
+      ++m_nodes[r].view.epoch;
+      m_routers[r]->wake();
+    }
   }
   if (m_active) {
     // Sleep through stretches with only control packets in flight.
@@ -188,6 +202,8 @@ void ImmunetControlPlane::on_adopt(int r) {
   }
   nd.adaptive[r] = 1ULL << KAryNCube::kLocalPort;
   nd.dist[r] = 0;
+  nd.view.tables_complete = false;
+  ++nd.view.epoch;
 }
 
 void ImmunetControlPlane::on_done(int r) {
@@ -211,6 +227,7 @@ void ImmunetControlPlane::on_done(int r) {
   nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
   nd.view.single_ring = true;
   nd.view.emergency = false;
+  ++nd.view.epoch;
   --m_in_emergency;
   m_nis[r]->set_injection_stopped(false);
   // Table Update Module: drain the head packet of a safe queue that has no
@@ -257,6 +274,7 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   if (!s.valid || s.epl != m.epl) return;  // a newer emergency is in progress: discard
   if (m.safe) {
     nd.safe[m.origin] = 1ULL << m.port;  // the descendant is below this port
+    ++nd.view.epoch;
     m_report.last_table_update_cycle = now;
     if (!s.root) send(Message{true, m.origin, m.epl, 0, m.to, s.parent + 1}, now);
     return;
@@ -270,6 +288,8 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
     nd.adaptive[m.origin] |= 1ULL << m.port;
   }
   m_report.last_table_update_cycle = now;
+  ++nd.view.epoch;
+  m_routers[m.to]->wake();
   const int ports = 2 * m_topo.dimensions();
   for (int i = 0; i < ports; ++i)
     if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);

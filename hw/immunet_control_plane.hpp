@@ -91,7 +91,7 @@ class ImmunetControlPlane : public sc_core::sc_module {
     std::vector<EmergencyWires> out;  // wires driven this cycle
     std::vector<std::uint64_t> safe;
     std::vector<std::uint64_t> adaptive;
-    std::vector<int> dist;
+    std::vector<std::int32_t> dist;
     std::vector<std::int8_t> ss_next;
     routing::ImmunetView view;
     std::uint32_t port_enable = 0;  // bit i = topology port i + 1

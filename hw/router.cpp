@@ -151,7 +151,9 @@ void Router::tick() {
   for (auto* ni : m_nis) ni->tick(c);
   receive(c);
   if (m_buffered > 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
-    switch_allocation(c);
+    // Immunet: in the emergency state packets in transit stay in the local
+    // buffers and are not retransmitted to the output ports (section 5).
+    if (m_immunet == nullptr || !m_immunet->emergency) switch_allocation(c);
     if (m_waiting_va > 0) vc_allocation(c);
     route_computation(c);
   }
@@ -224,7 +226,10 @@ void Router::switch_allocation(std::uint64_t c) {
       const InputVc& iv = ip.vcs[v];
       if (iv.state != InputVc::State::kActive || iv.ready > c || iv.fifo.empty()) continue;
       const OutputPort& op = m_out[iv.out_port];
-      if (op.vcs[iv.out_vc].credits <= 0 || (op.link != nullptr && op.link->bundle.stop)) continue;
+      // A failed link accepts everything (and loses it): STOP from a dead
+      // receiver must not hold the sender for ever.
+      const bool failed = op.link != nullptr && op.link->failed;
+      if (!failed && (op.vcs[iv.out_vc].credits <= 0 || (op.link != nullptr && op.link->bundle.stop))) continue;
       m_sa_request[p] = v;
       requested_outputs |= 1ULL << iv.out_port;
       break;
@@ -294,6 +299,10 @@ void Router::vc_allocation(std::uint64_t c) {
     for (int v = 0; v < vcs; ++v) {
       InputVc& iv = m_in[p].vcs[v];
       if (iv.state != InputVc::State::kVcAlloc || iv.ready > c) continue;
+      if (m_immunet != nullptr && iv.route_epoch != m_immunet->epoch && !compute_route(p, v, iv.packet)) {
+        m_ctx.drop(iv.packet, DropReason::kNoRoute);  // purged by route_computation below
+        continue;
+      }
       const int len = m_ctx.packets[iv.packet].length;
       int best_port = -1;
       int best_vc = -1;
@@ -356,6 +365,26 @@ void Router::vc_allocation(std::uint64_t c) {
   }
 }
 
+bool Router::compute_route(int p, int v, std::uint32_t packet) {
+  InputVc& iv = m_in[p].vcs[v];
+  routing::RouteQuery q;
+  q.router = m_id;
+  q.in_port = p;
+  q.in_vc = v;
+  q.injected_here = m_out[p].ejection;
+  q.header = &m_ctx.packets[packet].header;
+  q.view.port_alive = m_port_alive;
+  q.view.immunet = m_immunet;
+  if (!m_table.empty()) {
+    q.view.forwarding = m_table.data();
+    q.view.forwarding_size = m_table.size();
+  }
+  iv.route.clear();
+  m_ctx.relation->route(q, iv.route);
+  iv.route_epoch = m_immunet != nullptr ? m_immunet->epoch : 0;
+  return iv.route.size > 0;
+}
+
 void Router::route_computation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const int vcs = m_ctx.params.vcs;
@@ -379,21 +408,7 @@ void Router::route_computation(std::uint64_t c) {
         if (!f.head)
           throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
                                              name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
-        routing::RouteQuery q;
-        q.router = m_id;
-        q.in_port = p;
-        q.in_vc = v;
-        q.injected_here = m_out[p].ejection;
-        q.header = &m_ctx.packets[f.packet].header;
-        q.view.port_alive = m_port_alive;
-        q.view.immunet = m_immunet;
-        if (!m_table.empty()) {
-          q.view.forwarding = m_table.data();
-          q.view.forwarding_size = m_table.size();
-        }
-        iv.route.clear();
-        m_ctx.relation->route(q, iv.route);
-        if (iv.route.size == 0) {
+        if (!compute_route(p, v, f.packet)) {
           m_ctx.drop(f.packet, DropReason::kNoRoute);
           discard_front(p, v, c);
           continue;

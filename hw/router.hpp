@@ -25,6 +25,7 @@ struct InputVc {
   int out_vc = -1;
   std::uint32_t packet = 0;
   std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
+  std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
 };
 
 /// Upstream view of one downstream VC.
@@ -127,6 +128,8 @@ class Router : public sc_core::sc_module {
   void switch_allocation(std::uint64_t now);
   void vc_allocation(std::uint64_t now);
   void route_computation(std::uint64_t now);
+  /// Fills iv.route for the head packet of input VC (p, v); false: no route.
+  bool compute_route(int p, int v, std::uint32_t packet);
   bool output_vc_free(const OutputPort& op, int v, const routing::RouteCandidate& c, int len) const;
   void send_credit(int in_port, int vc, std::uint64_t now);
   void discard_front(int p, int v, std::uint64_t now);

@@ -18,6 +18,9 @@ void ImmunetRouting::route(const RouteQuery& q, RouteSet& out) const {
     out.add(RouteCandidate{KAryNCube::kLocalPort, 1U, 0, false});
     return;
   }
+  // A lost destination (distance N after the rebuild): no route, the packet is
+  // dropped instead of circling the safe ring for ever.
+  if (t->tables_complete && t->distance != nullptr && t->distance[dst] >= t->lost_distance) return;
   // With the single tour ring, the safe VC of a link that is not on the ring
   // belongs to the adaptive network (section 3: "the rest of the network
   // resources ... can be employed as a minimal adaptive virtual network").

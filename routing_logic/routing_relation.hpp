@@ -65,6 +65,14 @@ struct ImmunetView {
   bool single_ring = false;
   /// Injection stopped (emergency state).
   bool emergency = false;
+  /// Incremented whenever these tables change; routers re-route packets that
+  /// wait for VC allocation under an older epoch (routing is a table lookup).
+  std::uint32_t epoch = 0;
+  /// Adaptive Table distances; a destination at distance `lost_distance` (N)
+  /// is lost once `tables_complete` is set (section 4.3).
+  const std::int32_t* distance = nullptr;
+  std::int32_t lost_distance = 0;
+  bool tables_complete = true;
 };
 
 /// Read-only view of a router's local state passed to a relation.

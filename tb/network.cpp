@@ -262,6 +262,16 @@ std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
         if (iv.state == hw::InputVc::State::kActive)
           s += fmt::format(", holds output {} vc {} with {} credits", m_topo->port_name(r.id(), iv.out_port), iv.out_vc,
                            r.output_vc(iv.out_port, iv.out_vc).credits);
+        if (iv.state == hw::InputVc::State::kVcAlloc) {
+          s += ", wants";
+          for (const auto& cnd : iv.route) {
+            s += fmt::format(" {}:", m_topo->port_name(r.id(), cnd.port));
+            for (int w = 0; w < m_ctx.params.vcs; ++w)
+              if (cnd.vc_mask >> w & 1U)
+                s += fmt::format("vc{}({}cr{}{})", w, r.output_vc(cnd.port, w).credits,
+                                 r.output_vc(cnd.port, w).allocated ? ",alloc" : "", cnd.enters_ring ? ",bubble" : "");
+          }
+        }
         out.push_back(s);
       }
   return out;

@@ -188,3 +188,18 @@ TEST(Immunet, DisconnectedSurvivorsAreReportedNotHung) {
   ASSERT_EQ(lost.size(), 1U);
   EXPECT_EQ(lost[0], 0);
 }
+
+
+TEST(Immunet, BurstOfLinkAndNodeFaultsConverges) {
+  // Ten links and two nodes fail within 550 cycles (nested emergencies, a
+  // node dying during the emergency) under load 0.1 on an 8x8 torus.
+  std::string faults = "faults=[";
+  const char* links[] = {"1,1:x+", "5,2:y+", "3,6:x+", "7,4:y+", "2,3:x+", "6,6:y+", "0,5:x+", "4,0:y+", "2,7:x+", "6,1:x+"};
+  for (int i = 0; i < 10; ++i)
+    faults += std::string(i ? ", " : "") + "{link: '" + links[i] + "', at: " + std::to_string(2000 + 50 * i) + "}";
+  faults += ", {node: '4,4', at: 2500}, {node: '1,5', at: 2550}]";
+  test::Harness h(yaml("torus:8x8"), {faults, "traffic.load=0.1"});
+  const auto o = run_and_check(h, 60000);
+  EXPECT_EQ(o.survivors.size(), 62U);
+  EXPECT_GE(h.net->immunet->report().final_epl >> 6, 1U);  // a nested (later-generation) emergency won
+}
