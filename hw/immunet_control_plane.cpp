@@ -153,9 +153,9 @@ void ImmunetControlPlane::tick() {
       if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p]) l->bundle.stop = after.emergency;
   }
   // Control packets of the table updates.
-  while (!m_messages.empty() && m_messages.begin()->first <= c) {
-    const Message m = m_messages.begin()->second;
-    m_messages.erase(m_messages.begin());
+  while (!m_messages.empty() && m_messages.front().first <= c) {
+    const Message m = m_messages.front().second;
+    m_messages.pop_front();
     deliver(m, c);
   }
   const bool was_active = m_active;
@@ -182,7 +182,7 @@ void ImmunetControlPlane::tick() {
       const auto& s = m_nodes[r].logic.state();
       logic_idle = m_nodes[r].dead || !(s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now);
     }
-    const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.begin()->first - c : 1;
+    const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.front().first - c : 1;
     next_trigger(sc_core::sc_time::from_value(m_ctx.period_ticks) * static_cast<double>(gap));
   }
 }
@@ -260,7 +260,7 @@ void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
   out.to = pp.id;
   out.port = pp.port;
   (m.safe ? m_report.safe_control_messages : m_report.adaptive_control_messages)++;
-  m_messages.emplace(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
+  m_messages.emplace_back(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
   if (!m_active) {
     m_active = true;
     m_wake.notify(sc_core::sc_time::from_value(m_ctx.period_ticks / 2));

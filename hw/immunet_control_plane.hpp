@@ -6,7 +6,7 @@
 #include <systemc>
 
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <vector>
 
 #include "hw/emergency_logic.hpp"
@@ -122,7 +122,9 @@ class ImmunetControlPlane : public sc_core::sc_module {
   std::vector<LinkDirection*> m_out_links;  // [r * radix + p]: link direction out of r on port p
   ImmunetParams m_params;
   std::vector<Node> m_nodes;
-  std::multimap<std::uint64_t, Message> m_messages;
+  /// Control packets in flight, in delivery order: every hop costs the same
+  /// latency and packets are sent in time order, so a FIFO is a priority queue.
+  std::deque<std::pair<std::uint64_t, Message>> m_messages;
   std::vector<EmergencyWires> m_idle;
   EmergencyInputs m_inputs;
   sc_core::sc_event m_wake;
