@@ -193,8 +193,12 @@ void ImmunetControlPlane::on_adopt(int r) {
   if (nd.view.emergency == false) ++m_in_emergency;
   nd.view.emergency = true;
   m_nis[r]->set_injection_stopped(true);
-  // A new emergency invalidates the adaptive tables: they are rebuilt from
-  // scratch by the distance-vector procedure (section 4.3).
+  // The distance-vector rebuild starts with every distance at N (section
+  // 4.3). The port masks are cleared too: keeping the old masks until a
+  // control packet overwrites them mixes old and new minimal directions, and
+  // two routers can then send a packet back and forth on adaptive VCs (we
+  // measured the network collapsing that way); with cleared masks, packets for
+  // destinations not yet rebuilt take the safe ring.
   const int n = static_cast<int>(m_nodes.size());
   for (int d = 0; d < n; ++d) {
     nd.adaptive[d] = 0;
@@ -326,6 +330,7 @@ long ImmunetControlPlane::ss_table_bits() const {
 
 void ImmunetControlPlane::finalize() {
   m_report.mean_distance_before = m_mean_before;
+  m_report.complete = !m_active;
   const int n = static_cast<int>(m_nodes.size());
   double sum = 0;
   double pairs = 0;

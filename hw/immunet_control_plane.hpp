@@ -43,6 +43,7 @@ struct ImmunetReport {
   double mean_distance_before = 0;
   double mean_distance_after = 0;
   std::vector<int> lost_nodes;  ///< survivors' view: nodes whose distance stayed N
+  bool complete = true;         ///< false: the run ended during a reconfiguration
 };
 
 /// One instance per network. It owns every router's Immunet tables and hands

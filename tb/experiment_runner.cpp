@@ -306,7 +306,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     rj["mean_distance_after"] = rep.mean_distance_after;
     nlohmann::json lost = nlohmann::json::array();
     for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
-    rj["lost_nodes"] = lost;
+    rj["lost_nodes"] = lost;  // meaningful when complete
+    rj["complete"] = rep.complete;
     rj["table_bits_per_router"] = {{"safe", net.immunet->safe_table_bits()},
                                    {"adaptive", net.immunet->adaptive_table_bits()},
                                    {"ss", net.immunet->ss_table_bits()}};
