@@ -267,7 +267,10 @@ void Router::switch_allocation(std::uint64_t c) {
       if (!op.ejection) --op.vcs[iv.out_vc].credits;
       op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
       if (op.link->receiver != nullptr) op.link->receiver->wake();
-      if (f.head && !op.ejection) ++pk.hops;
+      if (f.head && !op.ejection) {
+        ++pk.hops;
+        m_ctx.relation->on_hop(pk.header, m_id, o, iv.out_vc);  // header state of stateful relations
+      }
       op.link->bundle.data = f.packet;
       op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
       op.link->bundle.req1 = f.head;

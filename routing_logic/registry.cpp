@@ -3,6 +3,7 @@
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
 #include "routing_logic/immunet_routing.hpp"
+#include "routing_logic/mikant_ft.hpp"
 #include "routing_logic/mikant_shortest.hpp"
 #include "routing_logic/updown.hpp"
 
@@ -17,6 +18,9 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"immunet", "Immunet adaptive bubble routing over Safe/Adaptive/SS tables, with emergency reconfiguration (torus)"},
       {"updown", "k-ary n-tree: adaptive up to a least common ancestor, deterministic down"},
       {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
+      {"go-neighbor-switch", "MiKANT: Algorithm 1 + Go-Neighbor-Switch around a faulty up link"},
+      {"go-down-level", "MiKANT: Algorithm 1 + Go-Down-Level around a faulty down link"},
+      {"gns+gdl", "MiKANT: Go-Neighbor-Switch and Go-Down-Level"},
   };
 }
 
@@ -28,6 +32,9 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "immunet") return std::make_unique<ImmunetRouting>();
   if (name == "updown") return std::make_unique<UpDownRouting>();
   if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();
+  if (name == "go-neighbor-switch") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, false});
+  if (name == "go-down-level") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true});
+  if (name == "gns+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, true});
   std::string known;
   for (const auto& [n, d] : routing_names()) known += (known.empty() ? "" : ", ") + n;
   throw ConfigError(fmt::format("routing '{}' is unknown; allowed: {}", name, known));

@@ -8,8 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <chrono>
+#include <cmath>
+#include <algorithm>
+#include <fmt/ranges.h>
 
 #include "routing_logic/routing_relation.hpp"
+#include "routing_logic/routing_trials.hpp"
+#include <nlohmann/json.hpp>
+#include <thread>
 #include "tb/experiment_runner.hpp"
 #include "tb/sweep.hpp"
 
@@ -27,6 +35,46 @@ int plot_timeseries(const std::string& dir) {
     << "/timeseries.csv' every ::1 using 2:6 with lines title 'latency'\nunset multiplot\n";
   g.close();
   return std::system(fmt::format("gnuplot '{}' 2> '{}/gnuplot.log'", gp, dir).c_str());
+}
+
+/// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into integers. Throws ConfigError naming the option.
+std::vector<int> parse_range(const std::string& text, const std::string& option) {
+  std::vector<int> out;
+  auto num = [&](const std::string& t) {
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(t, &used);
+      if (used != t.size() || v < 0) throw std::invalid_argument(t);
+      return v;
+    } catch (const std::exception&) {
+      throw ftsim::routing::ConfigError(
+          fmt::format("{} '{}': '{}' is not a non-negative integer; use A..B, A..B:STEP or A,B,C", option, text, t));
+    }
+  };
+  const std::size_t dots = text.find("..");
+  if (dots != std::string::npos) {
+    std::string rest = text.substr(dots + 2);
+    int step = 1;
+    const std::size_t colon = rest.find(':');
+    if (colon != std::string::npos) {
+      step = num(rest.substr(colon + 1));
+      rest = rest.substr(0, colon);
+    }
+    const int a = num(text.substr(0, dots));
+    const int b = num(rest);
+    if (step < 1 || b < a)
+      throw ftsim::routing::ConfigError(fmt::format("{} '{}': expected A..B with A <= B and STEP >= 1", option, text));
+    for (int v = a; v <= b; v += step) out.push_back(v);
+    return out;
+  }
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t next = text.find(',', pos);
+    if (next == std::string::npos) next = text.size();
+    out.push_back(num(text.substr(pos, next - pos)));
+    pos = next + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -70,6 +118,28 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("--out", sweep_out, "output directory");
   sweep->add_flag("--quiet", quiet, "no progress on stderr");
 
+  auto* analyze = app.add_subcommand("analyze", "offline analyses (no timing)");
+  analyze->require_subcommand(1);
+  std::string an_topology = "mikant:3,3";
+  std::string an_algorithms = "all";
+  std::string an_faults = "0..20";
+  std::string an_rate;
+  long an_trials = 100000;
+  std::uint64_t an_seed = 1;
+  std::string an_out;
+  int an_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto* success = analyze->add_subcommand(
+      "routing-success", "success ratio and mean path length of routing algorithms under random link faults");
+  success->add_option("--topology", an_topology, "topology spec (default mikant:3,3)");
+  success->add_option("--algorithms", an_algorithms,
+                      "comma list of shortest, go-neighbor-switch, go-down-level, gns+gdl, connectivity, or all");
+  success->add_option("--faults", an_faults, "faulty links per trial: A..B, A..B:STEP or A,B,C (default 0..20)");
+  success->add_option("--fault-rate", an_rate, "percent of links faulty instead of a count: A..B[:STEP], 0..100");
+  success->add_option("--trials", an_trials, "trials per fault count (default 100000)")->check(CLI::Range(1L, 100000000L));
+  success->add_option("--seed", an_seed, "seed (default 1)");
+  success->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  success->add_option("--out", an_out, "JSON file to write")->required();
+
   auto* list = app.add_subcommand("list", "print topologies, routing relations, mechanisms and traffic patterns");
 
   try {
@@ -91,6 +161,65 @@ int sc_main(int argc, char* argv[]) {
                                "optimised safe tables, distance-vector adaptive tables (torus)");
       std::cout << "traffic patterns:\n";
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+      return 0;
+    }
+    if (success->parsed()) {
+      const std::vector<std::string> implemented{"shortest", "go-neighbor-switch", "go-down-level", "gns+gdl",
+                                                 "connectivity"};
+      const std::vector<std::string> planned{"three-turn", "gns+xt+gdl", "tt+gdl"};
+      std::vector<std::string> algos;
+      if (an_algorithms == "all") {
+        algos = implemented;
+        std::cerr << "ftsim: note: three-turn, gns+xt+gdl and tt+gdl are not implemented yet; 'all' runs "
+                  << fmt::format("{}\n", fmt::join(implemented, ", "));
+      } else {
+        std::stringstream ss(an_algorithms);
+        std::string a;
+        while (std::getline(ss, a, ',')) {
+          if (std::find(implemented.begin(), implemented.end(), a) != implemented.end()) {
+            algos.push_back(a);
+          } else if (std::find(planned.begin(), planned.end(), a) != planned.end()) {
+            throw ftsim::routing::ConfigError(fmt::format("--algorithms: '{}' is not implemented yet; available: {}", a,
+                                                          fmt::join(implemented, ", ")));
+          } else {
+            throw ftsim::routing::ConfigError(fmt::format("--algorithms: unknown '{}'; allowed: {}, or all", a,
+                                                          fmt::join(implemented, ", ")));
+          }
+        }
+      }
+      auto topo = ftsim::routing::make_topology(an_topology);
+      std::vector<int> counts;
+      std::vector<double> rates;
+      if (!an_rate.empty()) {
+        for (int r : parse_range(an_rate, "--fault-rate")) {
+          if (r > 100) throw ftsim::routing::ConfigError(fmt::format("--fault-rate {}: allowed 0..100", r));
+          rates.push_back(r);
+          counts.push_back(static_cast<int>(std::lround(r / 100.0 * topo->num_links())));
+        }
+      } else {
+        counts = parse_range(an_faults, "--faults");
+      }
+      const auto wall0 = std::chrono::steady_clock::now();
+      const auto rows = ftsim::routing::routing_success(an_topology, algos, counts, an_trials, an_seed, an_threads);
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      nlohmann::json j;
+      j["topology"] = topo->spec();
+      j["links"] = topo->num_links();
+      j["trials"] = an_trials;
+      j["seed"] = an_seed;
+      j["wall_seconds"] = secs;
+      j["trials_per_second"] = secs > 0 ? static_cast<double>(an_trials) * static_cast<double>(counts.size()) / secs : 0.0;
+      nlohmann::json res = nlohmann::json::array();
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        nlohmann::json row = {{"algorithm", r.algorithm}, {"faults", r.faults}, {"success_ratio", r.success_ratio},
+                              {"mean_path_length", r.mean_path_length}, {"trials", r.trials}};
+        if (!rates.empty()) row["fault_rate"] = rates[i / algos.size()];
+        res.push_back(row);
+      }
+      j["results"] = res;
+      std::ofstream(an_out) << j.dump(2) << "\n";
+      if (!quiet) std::cout << fmt::format("ftsim: wrote {} ({} rows, {:.1f} s)\n", an_out, rows.size(), secs);
       return 0;
     }
     if (sweep->parsed()) {

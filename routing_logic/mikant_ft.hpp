@@ -1,0 +1,50 @@
+// MiKANT link-fault-tolerant routing: Go-Neighbor-Switch (GNS) and
+// Go-Down-Level (GDL) on top of Algorithm 1, as routing relations.
+// Source: mikant-link-fault-tolerance.txt, sections 3.1.1, 3.1.2 and 3.2.1.
+#pragma once
+#include "routing_logic/mikant.hpp"
+#include "routing_logic/mikant_shortest.hpp"
+
+namespace ftsim::routing {
+
+/// Which detours are enabled on top of Algorithm 1.
+struct MikantFtFeatures {
+  bool go_neighbor_switch = false;
+  bool go_down_level = false;
+};
+
+/// A switch knows only whether its own links work (RouterView::port_alive).
+/// At switch W with Algorithm 1's port p:
+/// - p works: take it.
+/// - GNS, p is an up port (towards the nearest common ancestor or the other
+///   group) and L_W >= 1: go down any working port to Y at level L_W - 1, then
+///   from Y up any working port to a neighbour W_N of W at level L_W (W_N
+///   differs from W in digit L_W - 1), which continues with Algorithm 1
+///   (Figure 2: <0,1,0,0> -> <0,0,0,1> -> <0,1,0,1> -> <1,1,0,1>).
+/// - GDL, p is a down port T_{L_W-1} (downward phase) and L_W >= 1: go down a
+///   working port x != T_{L_W-1} to Y, then up from Y to W' at level L_W with
+///   digit L_W - 1 != W's, an ancestor of T too, which continues down
+///   (Figure 3: <0,1,0,0> -> <0,0,0,1> -> <0,1,0,1> -> <0,0,0,0>).
+/// Every working choice is a candidate (the relation is adaptive); header
+/// state[0] holds the pending detour (1 GNS, 2 GDL) and the digit W_N/W'
+/// must avoid (state[1]); state[2] is a bit per level whose detour was used,
+/// so each level detours at most once per packet (no revisits).
+class MikantFtRouting : public RoutingRelation {
+ public:
+  MikantFtRouting(std::string name, MikantFtFeatures f) : m_name(std::move(name)), m_features(f) {}
+  std::string name() const override { return m_name; }
+  void route(const RouteQuery& q, RouteSet& out) const override;
+  void on_hop(PacketHeader& h, RouterId r, PortId port, VcId vc) const override;
+
+ protected:
+  void check_topology(const Topology& topo) const override;
+  void on_configure() override;
+
+ private:
+  std::string m_name;
+  MikantFtFeatures m_features;
+  const Mikant* m_mk = nullptr;
+  MikantShortestRouting m_shortest;
+};
+
+}  // namespace ftsim::routing
