@@ -139,6 +139,7 @@ int sc_main(int argc, char* argv[]) {
   success->add_option("--seed", an_seed, "seed (default 1)");
   success->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   success->add_option("--out", an_out, "JSON file to write")->required();
+  success->add_flag("--quiet", quiet, "no summary line");
 
   auto* list = app.add_subcommand("list", "print topologies, routing relations, mechanisms and traffic patterns");
 

@@ -293,3 +293,30 @@ TEST(Cli, SweepWritesResultsAndPlots) {
   EXPECT_TRUE(fs::exists(d + "/out/accepted_load.png"));
   EXPECT_TRUE(fs::exists(d + "/out/latency.png"));
 }
+
+TEST(Cli, AnalyzeRoutingSuccess) {
+  const auto d = tmpdir("analyze");
+  const Result r = run("analyze routing-success --topology mikant:3,3 --algorithms shortest,connectivity --faults 0..3 "
+                       "--trials 2000 --seed 1 --out " + d + "/rs.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  nlohmann::json j;
+  std::ifstream(d + "/rs.json") >> j;
+  ASSERT_EQ(j["results"].size(), 8U);  // 4 fault counts x 2 algorithms
+  for (const auto& row : j["results"])
+    for (const char* k : {"algorithm", "faults", "success_ratio", "mean_path_length"}) EXPECT_TRUE(row.contains(k)) << k;
+  EXPECT_DOUBLE_EQ(j["results"][0]["success_ratio"].get<double>(), 1.0);
+  const Result rate = run("analyze routing-success --algorithms gns+gdl --fault-rate 0..100:50 --trials 500 --out " + d +
+                          "/rate.json");
+  ASSERT_EQ(rate.code, 0) << rate.output;
+  std::ifstream(d + "/rate.json") >> j;
+  ASSERT_EQ(j["results"].size(), 3U);
+  EXPECT_EQ(j["results"][2]["faults"].get<int>(), 135);  // 100% of MiKANT(3,3)'s links
+  EXPECT_DOUBLE_EQ(j["results"][2]["success_ratio"].get<double>(), 0.0);
+  // Bad input: exit code 2 and a message naming the option.
+  EXPECT_EQ(run("analyze routing-success --algorithms teleport --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze routing-success --faults 5..2 --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze routing-success --faults 0..500 --out " + d + "/x.json").code, 2);
+  const Result planned = run("analyze routing-success --algorithms three-turn --out " + d + "/x.json");
+  EXPECT_EQ(planned.code, 2);
+  EXPECT_NE(planned.output.find("not implemented yet"), std::string::npos);
+}
