@@ -67,6 +67,31 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
     m_routers[r]->set_immunet_view(&m_nodes[r].view);
   }
   m_mean_before = dist_sum / (static_cast<double>(n) * (n - 1));
+  if (params.boot_tree_ring) {
+    // The tables a completed reconfiguration would leave with no fault: the
+    // BFS tree from router 0, its tour, and optimised safe tables (towards
+    // the child whose subtree holds the destination, else the parent).
+    const auto tree = tables::emergency_tree(topo, {}, 0);
+    for (int r = 0; r < n; ++r) {
+      Node& nd = m_nodes[r];
+      const auto tss = tables::tour_ss_table(topo, tree, r);
+      for (int p = 1; p < radix; ++p) {
+        const int o = tss.next(tables::ss_index(p));
+        nd.ss_next[p] = static_cast<std::int8_t>(o < 0 ? -1 : tables::ss_port(o));
+      }
+      const std::uint64_t up = tree.parent_port[r] >= 0 ? (1ULL << tree.parent_port[r])
+                                                        : (1ULL << tree.children[r].front());
+      for (int d = 0; d < n; ++d) nd.safe[d] = up;
+      nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
+      nd.view.single_ring = true;
+    }
+    for (int d = 0; d < n; ++d)  // walk up from every destination, marking the port below
+      for (int x = d; tree.parent_port[x] >= 0;) {
+        const routing::PortPeer& pp = topo.peer(x, tree.parent_port[x]);
+        m_nodes[pp.id].safe[d] = 1ULL << pp.port;
+        x = pp.id;
+      }
+  }
   m_idle.assign(ep.ports, EmergencyWires{});
   m_inputs.in.assign(ep.ports, EmergencyWires{});
   m_inputs.normal = m_idle;

@@ -25,6 +25,9 @@ struct ImmunetParams {
   int ack_window = 10;               ///< cycles after propagation in which ACKs count
   int control_packet_cycles = 1000;  ///< one control packet over one hop, cycles
   int epl_bits = 32;
+  /// Diagnostic: boot with the safe network of a fault-free tree tour (one
+  /// ring, as after a reconfiguration) instead of the dimension rings.
+  bool boot_tree_ring = false;
 };
 
 /// What the reconfiguration reports (stats.json "reconfiguration").

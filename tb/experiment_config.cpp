@@ -231,7 +231,15 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   }
 
   if (const YAML::Node im = root["immunet"]) {
-    check_map(c, im, "immunet", {"handle_cycles", "ack_window", "control_packet_cycles", "max_moves"});
+    check_map(c, im, "immunet",
+              {"handle_cycles", "ack_window", "control_packet_cycles", "max_moves", "boot_safe_network"});
+    if (im["boot_safe_network"]) {
+      auto& m = cfg.immunet;
+      m.boot_safe_network = get_str(c, im["boot_safe_network"], "immunet.boot_safe_network");
+      if (m.boot_safe_network != "dimension-rings" && m.boot_safe_network != "tree-ring")
+        throw ConfigError(fmt::format("{} = '{}': allowed dimension-rings, tree-ring",
+                                      c.key("immunet.boot_safe_network"), m.boot_safe_network));
+    }
     auto& m = cfg.immunet;
     if (im["handle_cycles"]) m.handle_cycles = get_num<int>(c, im["handle_cycles"], "immunet.handle_cycles", 1, 1000000);
     if (im["ack_window"]) m.ack_window = get_num<int>(c, im["ack_window"], "immunet.ack_window", 3, 1000000);

@@ -60,6 +60,9 @@ struct ImmunetSpec {
   int ack_window = 10;               ///< ACK time-out after propagation
   int control_packet_cycles = 1000;  ///< one table-update control packet over one hop
   int max_moves = 4;                 ///< safe -> adaptive moves allowed per packet (livelock bound)
+  /// Safe network at boot: "dimension-rings" (section 2) or, as a
+  /// diagnostic, "tree-ring" (the single tour ring a reconfiguration builds).
+  std::string boot_safe_network = "dimension-rings";
 };
 
 struct ExperimentConfig {

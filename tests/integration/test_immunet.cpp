@@ -203,3 +203,27 @@ TEST(Immunet, BurstOfLinkAndNodeFaultsConverges) {
   EXPECT_EQ(o.survivors.size(), 62U);
   EXPECT_GE(h.net->immunet->report().final_epl >> 6, 1U);  // a nested (later-generation) emergency won
 }
+
+TEST(Immunet, TreeRingBootDiagnosticDeliversEverything) {
+  // The diagnostic boot with the single tour ring (no fault): its centrally
+  // built tables route every packet; the ring visits all 16 routers.
+  test::Harness h(yaml("torus:4x4"), {"immunet.boot_safe_network=tree-ring", "traffic.load=0.2"});
+  h.run(20000);
+  for (auto& g : h.net->generators) g.stop();
+  h.run(20000);
+  EXPECT_EQ(h.net->buffered_flits(), 0U);
+  EXPECT_GT(h.stats().delivered, 3000U);
+  EXPECT_EQ(h.stats().dropped_total(), 0U);
+  std::vector<tables::SsTable> ss;
+  for (int r = 0; r < 16; ++r) {
+    tables::SsTable s(4);
+    const auto& v = h.net->immunet->view(r);
+    for (int p = 1; p < 5; ++p)
+      if (v.ss_next[p] >= 0) s.set(tables::ss_index(p), tables::ss_index(v.ss_next[p]), true);
+    ss.push_back(s);
+  }
+  int entry = -1;
+  for (int p = 1; p < 5; ++p)
+    if (ss[0].next(tables::ss_index(p)) >= 0) entry = p;
+  EXPECT_EQ(tables::trace_safe_ring(h.net->topology(), ss, 0, entry).size(), 30U);  // 2 (16 - 1)
+}
