@@ -6,8 +6,12 @@ namespace ftsim::routing {
 
 namespace {
 constexpr std::uint8_t kNoDetour = 0;
-constexpr std::uint8_t kGnsPending = 1;
-constexpr std::uint8_t kGdlPending = 2;
+constexpr std::uint8_t kGnsPending = 1;  // at Y: up to a sibling of W
+constexpr std::uint8_t kGdlPending = 2;  // at Y: up to a sibling of W
+constexpr std::uint8_t kTtBack = 3;      // across: back to W's group, not to W
+constexpr std::uint8_t kXtDown = 4;      // across: go down for a neighbour switch
+constexpr std::uint8_t kXtUp = 5;        // below: up to digit n-3 != saved W_{n-3}
+constexpr std::uint8_t kXtBack = 6;      // across again: back to W's group, not W_{n-2}
 }  // namespace
 
 void MikantFtRouting::check_topology(const Topology& topo) const {
@@ -29,12 +33,23 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
     return (q.view.port_alive >> p & 1U) && topology().peer(w, p).kind != PortPeer::Kind::kUnconnected;
   };
   const std::uint8_t pending = q.header->state[0];
-  if (pending != kNoDetour) {
-    // Second step of a detour, at Y (level L_W - 1): up to a sibling of the
-    // switch we came from, whose digit L_W - 1 is not the avoided one.
+  if (pending == kGnsPending || pending == kGdlPending || pending == kXtUp) {
+    // At Y (one level down): up to a sibling of the switch we came from,
+    // whose digit is not the avoided one.
     const int avoid = q.header->state[1];
     for (int s = 0; s < k; ++s)
       if (s != avoid && alive(k + s)) out.add(RouteCandidate{k + s, all_vcs(), 0, false});
+    return;
+  }
+  if (pending == kTtBack || pending == kXtBack) {
+    const int avoid = q.header->state[3];  // never back to W itself
+    for (int b = 0; b < k; ++b)
+      if (b != avoid && alive(k + b)) out.add(RouteCandidate{k + b, all_vcs(), 0, false});
+    return;
+  }
+  if (pending == kXtDown) {
+    for (int x = 0; x < k; ++x)
+      if (alive(x)) out.add(RouteCandidate{x, all_vcs(), 0, false});
     return;
   }
   const PortId p = m_shortest.next_port(w, t);
@@ -42,32 +57,63 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
     out.add(RouteCandidate{p, all_vcs(), 0, false});
     return;
   }
-  if (lw == 0) return;  // a level-0 switch has only node links below it: no detour
   const std::uint8_t used = q.header->state[2];
-  if (used >> lw & 1U) return;
-  if (p >= k && m_features.go_neighbor_switch) {
+  const bool level_free = lw > 0 && !(used >> lw & 1U);  // level 0 has only node links below
+  if (p >= k && m_features.go_neighbor_switch && level_free) {
     for (int x = 0; x < k; ++x)
       if (alive(x)) out.add(RouteCandidate{x, all_vcs(), 0, false});
-  } else if (p < k && m_features.go_down_level) {
+  } else if (p < k && m_features.go_down_level && level_free) {
     for (int x = 0; x < k; ++x)
       if (x != p && alive(x)) out.add(RouteCandidate{x, all_vcs(), 0, false});
+  }
+  // Across the groups with a wrong digit: Three-Turn or X-Turns, once per packet.
+  const bool crossing = lw == m_mk->n() - 2 && p >= k && m_mk->group(w) != m_mk->node_group(t);
+  const bool xt = m_features.x_turns && m_mk->n() >= 3;
+  if (crossing && (m_features.three_turn || xt) && q.header->state[4] == 0) {
+    for (int a = 0; a < k; ++a)
+      if (k + a != p && alive(k + a)) out.add(RouteCandidate{k + a, all_vcs(), 0, false});
   }
 }
 
 void MikantFtRouting::on_hop(PacketHeader& h, RouterId r, PortId port, VcId /*vc*/) const {
   const int k = m_mk->k();
-  if (h.state[0] != kNoDetour) {  // the detour's up hop: done
-    h.state[0] = kNoDetour;
-    return;
+  const int lw = m_mk->level(r);
+  switch (h.state[0]) {
+    case kGnsPending:
+    case kGdlPending:
+    case kTtBack:
+    case kXtBack:
+      h.state[0] = kNoDetour;  // the detour's last step: Algorithm 1 again
+      return;
+    case kXtDown:
+      h.state[0] = kXtUp;  // the up hop must leave W's digit n-3 (saved in state[1])
+      return;
+    case kXtUp:
+      h.state[0] = kXtBack;
+      return;
+    default:
+      break;
   }
   const PortId p = m_shortest.next_port(r, h.dst);
   if (port == p) return;  // Algorithm 1's hop
-  // A detour starts: remember the digit L_W - 1 of this switch, which the
-  // switch reached by the up hop must not repeat, and mark the level used.
-  const int lw = m_mk->level(r);
-  h.state[0] = p >= k ? kGnsPending : kGdlPending;
-  h.state[1] = static_cast<std::uint8_t>(m_mk->switch_digit(r, lw - 1));
-  h.state[2] = static_cast<std::uint8_t>(h.state[2] | (1U << lw));
+  if (port < k) {
+    // GNS or GDL starts: remember the digit L_W - 1 of this switch, which the
+    // switch reached by the up hop must not repeat, and mark the level used.
+    h.state[0] = p >= k ? kGnsPending : kGdlPending;
+    h.state[1] = static_cast<std::uint8_t>(m_mk->switch_digit(r, lw - 1));
+    h.state[2] = static_cast<std::uint8_t>(h.state[2] | (1U << lw));
+    return;
+  }
+  // Across with a wrong digit: Three-Turn or X-Turns starts; save W_{n-2}
+  // (and W_{n-3} for the neighbour switch of X-Turns).
+  h.state[4] = 1;
+  h.state[3] = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 2));
+  if (m_features.x_turns) {
+    h.state[0] = kXtDown;
+    h.state[1] = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 3));
+  } else {
+    h.state[0] = kTtBack;
+  }
 }
 
 }  // namespace ftsim::routing

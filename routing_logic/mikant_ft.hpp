@@ -11,6 +11,8 @@ namespace ftsim::routing {
 struct MikantFtFeatures {
   bool go_neighbor_switch = false;
   bool go_down_level = false;
+  bool x_turns = false;     ///< only with go_neighbor_switch (Algorithm 2)
+  bool three_turn = false;
 };
 
 /// A switch knows only whether its own links work (RouterView::port_alive).
@@ -25,10 +27,22 @@ struct MikantFtFeatures {
 ///   working port x != T_{L_W-1} to Y, then up from Y to W' at level L_W with
 ///   digit L_W - 1 != W's, an ancestor of T too, which continues down
 ///   (Figure 3: <0,1,0,0> -> <0,0,0,1> -> <0,1,0,1> -> <0,0,0,0>).
-/// Every working choice is a candidate (the relation is adaptive); header
-/// state[0] holds the pending detour (1 GNS, 2 GDL) and the digit W_N/W'
-/// must avoid (state[1]); state[2] is a bit per level whose detour was used,
-/// so each level detours at most once per packet (no revisits).
+/// - Three-Turn (section 3.1.4), at a top-level switch W (L_W = n-2) whose
+///   link across to the destination's group is faulty: across to any other
+///   switch of that group (digit n-2 != T_{n-2}), back across to a switch of
+///   W's group other than W (digit n-2 != the saved W_{n-2}), and across again
+///   with Algorithm 1 (three group changes).
+/// - X-Turns (section 3.1.3, Algorithm 2, only with GNS), same situation:
+///   across to a switch with digit n-2 != T_{n-2}, a neighbour switch there
+///   (down, then up to digit n-3 != the saved W_{n-3}), back across to W's
+///   group (digit n-2 != the saved W_{n-2}), then Algorithm 1 across again.
+///   GNS's candidates come first, so a switch takes X-Turns when it cannot
+///   go to a neighbour (at W's neighbour after a GNS, for instance).
+/// Every working choice is a candidate (the relation is adaptive). Header
+/// state: [0] the pending step (see mikant_ft.cpp), [1] the digit the next up
+/// hop must avoid, [2] a bit per level whose GNS/GDL detour was used, [3] the
+/// saved W_{n-2}, [4] set once Three-Turn or X-Turns was used, so a packet
+/// never repeats a detour (no revisits, no loops).
 class MikantFtRouting : public RoutingRelation {
  public:
   MikantFtRouting(std::string name, MikantFtFeatures f) : m_name(std::move(name)), m_features(f) {}

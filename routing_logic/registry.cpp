@@ -21,6 +21,9 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"go-neighbor-switch", "MiKANT: Algorithm 1 + Go-Neighbor-Switch around a faulty up link"},
       {"go-down-level", "MiKANT: Algorithm 1 + Go-Down-Level around a faulty down link"},
       {"gns+gdl", "MiKANT: Go-Neighbor-Switch and Go-Down-Level"},
+      {"three-turn", "MiKANT: Algorithm 1 + Three-Turn across the groups"},
+      {"gns+xt+gdl", "MiKANT: Go-Neighbor-Switch, X-Turns and Go-Down-Level (Algorithm 2)"},
+      {"tt+gdl", "MiKANT: Three-Turn and Go-Down-Level"},
   };
 }
 
@@ -35,6 +38,9 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "go-neighbor-switch") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, false});
   if (name == "go-down-level") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true});
   if (name == "gns+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, true});
+  if (name == "three-turn") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, false, false, true});
+  if (name == "gns+xt+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, true, true, false});
+  if (name == "tt+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true, false, true});
   std::string known;
   for (const auto& [n, d] : routing_names()) known += (known.empty() ? "" : ", ") + n;
   throw ConfigError(fmt::format("routing '{}' is unknown; allowed: {}", name, known));

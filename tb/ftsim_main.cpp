@@ -132,7 +132,8 @@ int sc_main(int argc, char* argv[]) {
       "routing-success", "success ratio and mean path length of routing algorithms under random link faults");
   success->add_option("--topology", an_topology, "topology spec (default mikant:3,3)");
   success->add_option("--algorithms", an_algorithms,
-                      "comma list of shortest, go-neighbor-switch, go-down-level, gns+gdl, connectivity, or all");
+                      "comma list of shortest, go-neighbor-switch, go-down-level, three-turn, gns+gdl, gns+xt+gdl, tt+gdl, "
+                      "connectivity, or all");
   success->add_option("--faults", an_faults, "faulty links per trial: A..B, A..B:STEP or A,B,C (default 0..20)");
   success->add_option("--fault-rate", an_rate, "percent of links faulty instead of a count: A..B[:STEP], 0..100");
   success->add_option("--trials", an_trials, "trials per fault count (default 100000)")->check(CLI::Range(1L, 100000000L));
@@ -165,14 +166,12 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (success->parsed()) {
-      const std::vector<std::string> implemented{"shortest", "go-neighbor-switch", "go-down-level", "gns+gdl",
-                                                 "connectivity"};
-      const std::vector<std::string> planned{"three-turn", "gns+xt+gdl", "tt+gdl"};
+      const std::vector<std::string> implemented{"shortest",   "go-neighbor-switch", "go-down-level", "three-turn",
+                                                 "gns+gdl",    "gns+xt+gdl",         "tt+gdl",        "connectivity"};
+      const std::vector<std::string> planned;
       std::vector<std::string> algos;
       if (an_algorithms == "all") {
         algos = implemented;
-        std::cerr << "ftsim: note: three-turn, gns+xt+gdl and tt+gdl are not implemented yet; 'all' runs "
-                  << fmt::format("{}\n", fmt::join(implemented, ", "));
       } else {
         std::stringstream ss(an_algorithms);
         std::string a;

@@ -316,7 +316,14 @@ TEST(Cli, AnalyzeRoutingSuccess) {
   EXPECT_EQ(run("analyze routing-success --algorithms teleport --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze routing-success --faults 5..2 --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze routing-success --faults 0..500 --out " + d + "/x.json").code, 2);
-  const Result planned = run("analyze routing-success --algorithms three-turn --out " + d + "/x.json");
-  EXPECT_EQ(planned.code, 2);
-  EXPECT_NE(planned.output.find("not implemented yet"), std::string::npos);
+  const Result bad = run("analyze routing-success --algorithms shortest,wormhole --out " + d + "/x.json");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("wormhole"), std::string::npos);
+  const Result all = run("analyze routing-success --algorithms all --faults 2 --trials 200 --out " + d + "/all.json");
+  ASSERT_EQ(all.code, 0) << all.output;
+  std::ifstream(d + "/all.json") >> j;
+  std::set<std::string> names;
+  for (const auto& row : j["results"]) names.insert(row["algorithm"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"shortest", "go-neighbor-switch", "go-down-level", "three-turn", "gns+gdl",
+                                          "gns+xt+gdl", "tt+gdl", "connectivity"}));
 }

@@ -2,9 +2,11 @@
 // the trial analysis derived independently of the implementation.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <functional>
 #include <set>
 
+#include "routing_logic/cdg.hpp"
 #include "routing_logic/mikant.hpp"
 #include "routing_logic/routing_trials.hpp"
 
@@ -106,6 +108,48 @@ TEST(MikantFt, GoDownLevelFigure3Paths) {
   EXPECT_TRUE(all_paths(*g.rel, alive, w, 3, t).empty());
 }
 
+TEST(MikantFt, ThreeTurnFigure5Paths) {
+  auto b = build("three-turn");
+  const auto& m = dynamic_cast<const Mikant&>(*b.topo);
+  FaultSet fs;
+  fs.links = {m.parse_link("<1,2,1,1,0>")};  // between <1,1,1,1> and <0,1,0,1>
+  const auto alive = alive_port_masks(m, fs);
+  const RouterId w = m.parse_router("<0,1,0,1>");
+  const NodeId t = node(m, "<1,0,1,1>");
+  const auto paths = all_paths(*b.rel, alive, w, 0, t);
+  // Section 3.1.4's first path, and its second one read as <0,1,2,1>: the
+  // printed <0,1,2,0> is not adjacent to <1,1,2,1> (a group change keeps D0).
+  EXPECT_TRUE(paths.count({"<0,1,0,1>", "<1,1,0,1>", "<0,1,1,1>", "<1,1,1,1>", "<1,0,1,1>"}));
+  EXPECT_TRUE(paths.count({"<0,1,0,1>", "<1,1,2,1>", "<0,1,2,1>", "<1,1,1,1>", "<1,0,1,1>"}));
+  EXPECT_FALSE(m.peer(m.parse_router("<1,1,2,1>"), 3).id == m.parse_router("<0,1,2,0>"));
+  // Across to digit a != T_1 (2 ways), back to digit b != W_1 (2 ways): 4 paths.
+  EXPECT_EQ(paths.size(), 4U);
+}
+
+TEST(MikantFt, XTurnsFigure4Paths) {
+  auto b = build("gns+xt+gdl");
+  const auto& m = dynamic_cast<const Mikant&>(*b.topo);
+  FaultSet fs;  // <1,2,0,s,0> joins <1,1,0,s> and <0,1,0,s>: W and both neighbours are cut from digit 0
+  fs.links = {m.parse_link("<1,2,0,0,0>"), m.parse_link("<1,2,0,1,0>"), m.parse_link("<1,2,0,2,0>")};
+  const auto alive = alive_port_masks(m, fs);
+  const RouterId w = m.parse_router("<0,1,0,0>");
+  const NodeId t = node(m, "<1,2,0,0>");
+  const auto paths = all_paths(*b.rel, alive, w, 0, t);
+  EXPECT_TRUE(paths.count(
+      {"<0,1,0,0>", "<1,1,1,0>", "<1,0,1,1>", "<1,1,1,2>", "<0,1,1,2>", "<1,1,0,2>", "<1,0,0,0>"}));
+  EXPECT_TRUE(paths.count(
+      {"<0,1,0,0>", "<1,1,2,0>", "<1,0,2,0>", "<1,1,2,1>", "<0,1,1,1>", "<1,1,0,1>", "<1,0,0,0>"}));
+  // GNS alone cannot get there: all three switches' links across to digit 0 are cut.
+  auto g = build("gns+gdl");
+  EXPECT_TRUE(all_paths(*g.rel, alive, w, 0, t).empty());
+  // Every X-Turns path from W itself: across a != 0 (2), down x (3), up c != 0
+  // (2), back b != 0 (2), across, down: 24 paths start with an X-Turn at W.
+  int from_w = 0;
+  for (const auto& p : paths)
+    if (p[1].rfind("<1,", 0) == 0) ++from_w;
+  EXPECT_EQ(from_w, 24);
+}
+
 TEST(MikantFt, DetoursAvoidFaultsAndDoNotRepeatALevel) {
   // Cut the links across of W = <0,1,0,0> and of both its neighbours
   // <0,1,0,1> and <0,1,0,2> towards group 1's digit 0 (<1,2,0,s,0> joins
@@ -125,26 +169,31 @@ TEST(MikantFt, DetoursAvoidFaultsAndDoNotRepeatALevel) {
 }
 
 TEST(MikantFt, TrialAnalysisProperties) {
-  const std::vector<std::string> algos{"shortest", "go-neighbor-switch", "go-down-level", "gns+gdl", "connectivity"};
+  const std::vector<std::string> algos{"shortest", "go-neighbor-switch", "go-down-level", "gns+gdl", "connectivity",
+                                       "three-turn", "tt+gdl", "gns+xt+gdl"};
   const auto rows = routing_success("mikant:3,3", algos, {0, 4, 12}, 20000, 7, 2);
-  ASSERT_EQ(rows.size(), 15U);
+  ASSERT_EQ(rows.size(), 24U);
   // No fault: everyone delivers along shortest paths; the mean over random
   // pairs approaches the paper's average distance with self excluded:
   // (2n - 1/(k-1) + 1/((k-1)k^n) - 1/2) * N / (N - 1) = 5.1132.
   const double mean = (6.0 - 0.5 + 1.0 / 54.0 - 0.5) * 54.0 / 53.0;
-  for (std::size_t a = 0; a < 5; ++a) {
+  for (std::size_t a = 0; a < 8; ++a) {
     EXPECT_DOUBLE_EQ(rows[a].success_ratio, 1.0);
     EXPECT_NEAR(rows[a].mean_path_length, mean, 0.03);  // ~4 standard errors
   }
   // The detours only act where Algorithm 1 fails, on the same trials, so the
   // success ratios are ordered; connectivity bounds them all.
   for (int f = 1; f < 3; ++f) {
-    const auto* r = &rows[static_cast<std::size_t>(f) * 5];
+    const auto* r = &rows[static_cast<std::size_t>(f) * 8];
     EXPECT_GE(r[1].success_ratio, r[0].success_ratio);
     EXPECT_GE(r[2].success_ratio, r[0].success_ratio);
     EXPECT_GE(r[3].success_ratio, r[1].success_ratio);
     EXPECT_GE(r[3].success_ratio, r[2].success_ratio);
-    EXPECT_GE(r[4].success_ratio, r[3].success_ratio);
+    EXPECT_GE(r[5].success_ratio, r[0].success_ratio);  // three-turn >= shortest
+    EXPECT_GE(r[6].success_ratio, r[5].success_ratio);  // tt+gdl >= three-turn
+    EXPECT_GE(r[6].success_ratio, r[2].success_ratio);  // tt+gdl >= gdl
+    EXPECT_GE(r[7].success_ratio, r[3].success_ratio);  // gns+xt+gdl >= gns+gdl
+    for (int a : {0, 1, 2, 3, 5, 6, 7}) EXPECT_GE(r[4].success_ratio, r[a].success_ratio);  // connectivity bounds all
     EXPECT_LT(r[0].success_ratio, 1.0);
   }
   // Results do not depend on the number of threads.
@@ -165,5 +214,36 @@ TEST(MikantFt, ConnectivityMatchesComponents) {
     const NodeId d = static_cast<NodeId>(rng() % 54);
     if (s == d) continue;
     EXPECT_EQ(live_distance(*topo, alive, s, d) >= 0, comp[s] == comp[d]) << "trial " << trial;
+  }
+}
+
+TEST(MikantFt, ChannelDependencyCyclesUnderRandomFaults) {
+  // The paper claims its saved W_{n-2}/W_0 parameters avoid deadlock. We
+  // measure: with one VC, how many random fault sets give a cyclic CDG.
+  // Algorithm 1 never detours, so its CDG is a subgraph of the fault-free
+  // one, which is acyclic: it must stay acyclic under any faults.
+  const auto topo = make_topology("mikant:3,3");
+  std::mt19937_64 rng(11);
+  std::vector<FaultSet> sets;
+  for (int i = 0; i < 40; ++i) {
+    FaultSet fs;
+    for (int j = 0; j < 6; ++j) {
+      LinkId l;
+      do l = static_cast<LinkId>(rng() % topo->num_links());
+      while (topo->link(l).b_is_node);
+      fs.links.push_back(l);
+    }
+    sets.push_back(fs);
+  }
+  for (const char* name : {"mikant-shortest", "go-neighbor-switch", "go-down-level", "three-turn", "gns+gdl",
+                           "gns+xt+gdl", "tt+gdl"}) {
+    auto rel = make_routing(name);
+    rel->configure(*topo, 1);
+    int cyclic = 0;
+    for (const auto& fs : sets) cyclic += build_cdg(*rel, fs).acyclic() ? 0 : 1;
+    std::printf("%-20s cyclic CDG in %d of %zu fault sets (6 switch-switch links each)\n", name, cyclic, sets.size());
+    if (std::string(name) == "mikant-shortest") {
+      EXPECT_EQ(cyclic, 0);
+    }
   }
 }
