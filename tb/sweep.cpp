@@ -114,7 +114,8 @@ pid_t spawn(const SweepOptions& opts, const std::string& base, const SweepPoint&
 
 void write_plots(const std::string& out_dir, const std::string& csv_path, const std::vector<SweepPoint>& points,
                  const std::vector<nlohmann::json>& stats, const std::string& x_key) {
-  // Series: every combination of grid values except x and sim.seed; seeds averaged.
+  // Series: every combination of grid values except x and the seeds (keys
+  // ending in "seed"), which are averaged.
   std::map<std::string, std::map<double, std::vector<std::pair<double, double>>>> series;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (stats[i].is_null()) continue;
@@ -128,7 +129,7 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
           has_x = true;
         } catch (const std::exception&) {
         }
-      } else if (k != "sim.seed") {
+      } else if (k.size() < 4 || k.compare(k.size() - 4, 4, "seed") != 0) {  // seeds are averaged
         label += (label.empty() ? "" : " ") + k + "=" + v;
       }
     }
