@@ -79,41 +79,38 @@ TEST(Faults, DuatoTorusLinkFaultWithRepairConserves) {
   EXPECT_GT(j["packets"]["dropped"].get<long>(), 0);
 }
 
+namespace {
+// MiKANT(3,3), one wormhole VC, load 0.8, 20 random faulty links (seed 1).
+const char* kMikantStress = R"(
+topology: mikant:3,3
+router: {vcs: 1, buffer_flits: 4, flow_control: wormhole}
+traffic: {pattern: uniform, load: 0.8, packet_flits: 4}
+sim: {warmup_cycles: 2000, measure_cycles: 10000, max_drain_cycles: 5000, seed: 1, watchdog_cycles: 2000,
+      deadlock_is_outcome: true}
+faults: {random_links: 20, random_seed: 1}
+)";
+
+nlohmann::json run_mikant_stress(const std::string& routing) {
+  tb::RunOptions o;
+  o.quiet = true;
+  return tb::run_experiment(tb::parse_experiment(kMikantStress, {"routing=" + routing}), o).stats;
+}
+}  // namespace
+
 TEST(Faults, MikantDetourRelationDeadlocksWhereAlgorithm1DoesNot) {
   // gns+xt+gdl has cyclic channel dependencies (MikantFt.ChannelDependency*);
   // with one wormhole VC at high load the watchdog finds the deadlock and its
-  // wait-for cycle. Algorithm 1 on the same faults and traffic does not.
-  const std::string yaml = R"(
-topology: mikant:3,3
-router: {vcs: 1, buffer_flits: 4, flow_control: wormhole}
-traffic: {pattern: uniform, load: 0.8, packet_flits: 4}
-sim: {warmup_cycles: 2000, measure_cycles: 10000, max_drain_cycles: 5000, seed: 1, watchdog_cycles: 2000,
-      deadlock_is_outcome: true}
-faults: {random_links: 20, random_seed: 1}
-)";
-  tb::RunOptions o;
-  o.quiet = true;
-  const auto r = tb::run_experiment(tb::parse_experiment(yaml, {"routing=gns+xt+gdl"}), o);
-  EXPECT_TRUE(r.stats["deadlock"].get<bool>());
-  const auto& chain = r.stats["deadlock_report"]["wait_for_chain"];
+  // wait-for cycle. Each ctest process elaborates one network, hence two tests.
+  const auto s = run_mikant_stress("gns+xt+gdl");
+  EXPECT_TRUE(s["deadlock"].get<bool>());
+  const auto& chain = s["deadlock_report"]["wait_for_chain"];
   ASSERT_GE(chain.size(), 3U);
   EXPECT_EQ(chain.front(), chain.back());
-  EXPECT_TRUE(r.stats["conservation_ok"].get<bool>());
+  EXPECT_TRUE(s["conservation_ok"].get<bool>());
 }
 
 TEST(Faults, MikantAlgorithm1DoesNotDeadlockOnTheSameFaults) {
-  const std::string yaml = R"(
-topology: mikant:3,3
-routing: mikant-shortest
-router: {vcs: 1, buffer_flits: 4, flow_control: wormhole}
-traffic: {pattern: uniform, load: 0.8, packet_flits: 4}
-sim: {warmup_cycles: 2000, measure_cycles: 10000, max_drain_cycles: 5000, seed: 1, watchdog_cycles: 2000,
-      deadlock_is_outcome: true}
-faults: {random_links: 20, random_seed: 1}
-)";
-  tb::RunOptions o;
-  o.quiet = true;
-  const auto r = tb::run_experiment(tb::parse_experiment(yaml, {}), o);
-  EXPECT_FALSE(r.stats["deadlock"].get<bool>());
-  EXPECT_GT(r.stats["accepted_load"].get<double>(), 0.03);
+  const auto s = run_mikant_stress("mikant-shortest");
+  EXPECT_FALSE(s["deadlock"].get<bool>());
+  EXPECT_GT(s["accepted_load"].get<double>(), 0.03);
 }
