@@ -82,8 +82,10 @@ void EmergencyLogic::step(const EmergencyInputs& in) {
   n.ack_now = false;
   n.propagate_now = false;
   // 4. Timers.
-  if (m_s.propagate_now) n.window_count = m_p.ack_window;
-  else if (m_s.window_count > 0) n.window_count = m_s.window_count - 1;
+  if (m_s.propagate_now)
+    n.window_count = m_p.ack_window;
+  else if (m_s.window_count > 0)
+    n.window_count = m_s.window_count - 1;
   if (m_s.handle_count > 0) {
     n.handle_count = m_s.handle_count - 1;
     if (n.handle_count == 0) n.propagate_now = true;

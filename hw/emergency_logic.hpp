@@ -10,9 +10,9 @@ namespace ftsim::hw {
 
 /// Parameters shared with the Verilog (module parameters of the same names).
 struct EmergencyParams {
-  int ports = 4;      ///< P: network ports, 1..16
-  int epl_bits = 16;  ///< W: EPL width, data lines used for it, 4..32
-  int id_bits = 8;    ///< low EPL bits holding the node id (x); the rest holds t
+  int ports = 4;          ///< P: network ports, 1..16
+  int epl_bits = 16;      ///< W: EPL width, data lines used for it, 4..32
+  int id_bits = 8;        ///< low EPL bits holding the node id (x); the rest holds t
   int handle_cycles = 3;  ///< adoption -> propagation of the emergency, >= 1
   int ack_window = 8;     ///< cycles after propagation in which ACKs are accepted, >= 1
   /// All-ones EPL: the special ACK. Never used as an EPL.
@@ -47,17 +47,17 @@ struct EmergencyInputs {
 
 /// Registered state of the Reconfiguration Module (all visible for lockstep).
 struct EmergencyState {
-  bool valid = false;         ///< EPL latch holds an EPL
-  std::uint32_t epl = 0;      ///< EPL latch
-  bool root = false;          ///< this node detected the winning fault
-  int parent = 0;             ///< parent latch: port towards the parent (meaningless at the root)
-  std::uint32_t children = 0; ///< children table: bit i = port i leads to a child
-  bool ack_now = false;       ///< send the special ACK to the parent this cycle
-  bool propagate_now = false; ///< send the EPL on every other enabled port this cycle
-  int handle_count = 0;       ///< cycles left before propagation (0 = none pending)
-  int window_count = 0;       ///< cycles left in the ACK window (0 = closed)
-  bool emergency = false;     ///< emergency state: STOP asserted on all input channels
-  bool done = false;          ///< tree known (window closed); tables may be built
+  bool valid = false;          ///< EPL latch holds an EPL
+  std::uint32_t epl = 0;       ///< EPL latch
+  bool root = false;           ///< this node detected the winning fault
+  int parent = 0;              ///< parent latch: port towards the parent (meaningless at the root)
+  std::uint32_t children = 0;  ///< children table: bit i = port i leads to a child
+  bool ack_now = false;        ///< send the special ACK to the parent this cycle
+  bool propagate_now = false;  ///< send the EPL on every other enabled port this cycle
+  int handle_count = 0;        ///< cycles left before propagation (0 = none pending)
+  int window_count = 0;        ///< cycles left in the ACK window (0 = closed)
+  bool emergency = false;      ///< emergency state: STOP asserted on all input channels
+  bool done = false;           ///< tree known (window closed); tables may be built
 };
 
 /// Outputs of one cycle (Moore: functions of the state and the normal inputs).

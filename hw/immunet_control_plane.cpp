@@ -25,8 +25,8 @@ EmergencyParams logic_params(const routing::KAryNCube& t, const ImmunetParams& p
 ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx,
                                          const routing::KAryNCube& topo, std::vector<Router*> routers,
                                          std::vector<NetworkInterface*> interfaces,
-                                         std::vector<LinkDirection*> in_links,
-                                         std::vector<LinkDirection*> out_links, const ImmunetParams& params)
+                                         std::vector<LinkDirection*> in_links, std::vector<LinkDirection*> out_links,
+                                         const ImmunetParams& params)
     : sc_module(name),
       m_ctx(ctx),
       m_topo(topo),
@@ -79,8 +79,8 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
         const int o = tss.next(tables::ss_index(p));
         nd.ss_next[p] = static_cast<std::int8_t>(o < 0 ? -1 : tables::ss_port(o));
       }
-      const std::uint64_t up = tree.parent_port[r] >= 0 ? (1ULL << tree.parent_port[r])
-                                                        : (1ULL << tree.children[r].front());
+      const std::uint64_t up =
+          tree.parent_port[r] >= 0 ? (1ULL << tree.parent_port[r]) : (1ULL << tree.children[r].front());
       for (int d = 0; d < n; ++d) nd.safe[d] = up;
       nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
       nd.view.single_ring = true;
@@ -106,12 +106,16 @@ void ImmunetControlPlane::publish(int r) {
   nd.view.adaptive = nd.adaptive.data();
   nd.view.ss_next = nd.ss_next.data();
   nd.view.distance = nd.dist.data();
-  nd.view.lost_distance = static_cast<std::int32_t>(m_nodes.size() > 0 ? m_topo.num_nodes() : 0);
+  nd.view.lost_distance = static_cast<std::int32_t>(m_topo.num_nodes());
 }
 
-std::uint64_t ImmunetControlPlane::now() const { return sc_core::sc_time_stamp().value() / m_ctx.period_ticks; }
+std::uint64_t ImmunetControlPlane::now() const {
+  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+}
 
-bool ImmunetControlPlane::busy() const { return m_active; }
+bool ImmunetControlPlane::busy() const {
+  return m_active;
+}
 
 void ImmunetControlPlane::detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle) {
   Node& nd = m_nodes[r];
@@ -175,7 +179,8 @@ void ImmunetControlPlane::tick() {
     if (after.done && !before.done) on_done(r);
     // STOP on every input channel of r while in the emergency state.
     for (int p = 1; p <= ports; ++p)
-      if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p]) l->bundle.stop = after.emergency;
+      if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p])
+        l->bundle.stop = after.emergency;
   }
   // Control packets of the table updates.
   while (!m_messages.empty() && m_messages.front().first <= c) {
@@ -187,8 +192,8 @@ void ImmunetControlPlane::tick() {
   m_active = m_in_emergency > 0 || !m_messages.empty();
   for (int r = 0; r < n && !m_active; ++r) {
     const auto& s = m_nodes[r].logic.state();
-    m_active = !m_nodes[r].dead && (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
-                                     m_nodes[r].detect_pending);
+    m_active = !m_nodes[r].dead &&
+               (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now || m_nodes[r].detect_pending);
   }
   if (was_active && !m_active) {
     // The reconfiguration is over: the tables are final, lost nodes are known.
@@ -246,8 +251,7 @@ void ImmunetControlPlane::on_done(int r) {
   for (int i = 0; i < ports; ++i)
     if (s.children >> i & 1u) cyc.push_back(i + 1);
   nd.ss_next.assign(radix, -1);
-  for (std::size_t i = 0; i < cyc.size(); ++i)
-    nd.ss_next[cyc[i]] = static_cast<std::int8_t>(cyc[(i + 1) % cyc.size()]);
+  for (std::size_t i = 0; i < cyc.size(); ++i) nd.ss_next[cyc[i]] = static_cast<std::int8_t>(cyc[(i + 1) % cyc.size()]);
   // Provisional safe table (section 4.2): every packet entering the ring goes
   // towards the parent (the root: its first child).
   const int n = static_cast<int>(m_nodes.size());

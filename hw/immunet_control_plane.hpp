@@ -33,14 +33,14 @@ struct ImmunetParams {
 /// What the reconfiguration reports (stats.json "reconfiguration").
 struct ImmunetReport {
   bool happened = false;
-  std::uint64_t first_fault_cycle = 0;      ///< earliest failure of a detected fault
+  std::uint64_t first_fault_cycle = 0;  ///< earliest failure of a detected fault
   std::uint64_t first_detect_cycle = 0;
-  std::uint64_t emergency_end_cycle = 0;    ///< the last node left the emergency state
+  std::uint64_t emergency_end_cycle = 0;  ///< the last node left the emergency state
   std::uint64_t last_table_update_cycle = 0;
   std::uint64_t safe_control_messages = 0;  ///< hop transmissions of safe-table packets
   std::uint64_t adaptive_control_messages = 0;
-  std::uint64_t emergencies = 0;            ///< adoptions of a new EPL, over all nodes
-  std::uint64_t drained_packets = 0;        ///< safe-ring head packets drained by Table Update Modules
+  std::uint64_t emergencies = 0;      ///< adoptions of a new EPL, over all nodes
+  std::uint64_t drained_packets = 0;  ///< safe-ring head packets drained by Table Update Modules
   int root = -1;
   std::uint32_t final_epl = 0;
   double mean_distance_before = 0;

@@ -55,7 +55,9 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   return true;
 }
 
-void NetworkInterface::wake_router() { m_router->wake(); }
+void NetworkInterface::wake_router() {
+  m_router->wake();
+}
 
 void NetworkInterface::requeue_front(std::uint32_t id) {
   m_ctx.packets[id].requeued = true;

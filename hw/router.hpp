@@ -24,7 +24,7 @@ struct InputVc {
   int out_port = -1;
   int out_vc = -1;
   std::uint32_t packet = 0;
-  std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
+  std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
 };
 

@@ -53,5 +53,4 @@ void ImmunetRouting::route(const RouteQuery& q, RouteSet& out) const {
     }
 }
 
-
 }  // namespace ftsim::routing

@@ -11,7 +11,7 @@ namespace ftsim::routing {
 struct MikantFtFeatures {
   bool go_neighbor_switch = false;
   bool go_down_level = false;
-  bool x_turns = false;     ///< only with go_neighbor_switch (Algorithm 2)
+  bool x_turns = false;  ///< only with go_neighbor_switch (Algorithm 2)
   bool three_turn = false;
 };
 

@@ -29,11 +29,11 @@ int live_distance(const Topology& topo, const std::vector<std::uint64_t>& alive,
 /// One row of `ftsim analyze routing-success`.
 struct SuccessRow {
   std::string algorithm;
-  int faults = 0;              ///< faulty links in each trial
-  double fault_rate = -1;      ///< percent of links, when the rate variant is used
+  int faults = 0;          ///< faulty links in each trial
+  double fault_rate = -1;  ///< percent of links, when the rate variant is used
   long trials = 0;
-  double success_ratio = 0;    ///< delivered / trials
-  double mean_path_length = 0; ///< links, over delivered trials (0 if none)
+  double success_ratio = 0;     ///< delivered / trials
+  double mean_path_length = 0;  ///< links, over delivered trials (0 if none)
 };
 
 /// For every fault count: `trials` trials, each drawing a source, a distinct

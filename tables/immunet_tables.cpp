@@ -117,8 +117,7 @@ SsTable tour_ss_table(const routing::Topology& t, const SpanningTree& tree, rout
   if (cyc.empty()) return ss;  // a lone root
   // Entering from cyc[i] leaves by cyc[i+1] (cyclically): parent -> first
   // child -> ... -> last child -> parent. A leaf (only a parent) sends back.
-  for (std::size_t i = 0; i < cyc.size(); ++i)
-    ss.set(ss_index(cyc[i]), ss_index(cyc[(i + 1) % cyc.size()]), true);
+  for (std::size_t i = 0; i < cyc.size(); ++i) ss.set(ss_index(cyc[i]), ss_index(cyc[(i + 1) % cyc.size()]), true);
   return ss;
 }
 
@@ -169,8 +168,7 @@ std::vector<AdaptiveTable> reference_adaptive_tables(const routing::Topology& t,
       if (r == dr) mask = 1ULL << t.node_port(d);
       for (routing::PortId p = 0; p < t.radix(r); ++p) {
         const PortPeer& pp = t.peer(r, p);
-        if (pp.kind == PortPeer::Kind::kRouter && (alive[r] >> p & 1U) && dist[pp.id] == dist[r] - 1)
-          mask |= 1ULL << p;
+        if (pp.kind == PortPeer::Kind::kRouter && (alive[r] >> p & 1U) && dist[pp.id] == dist[r] - 1) mask |= 1ULL << p;
       }
       out[r].set(d, mask, dist[r]);
     }

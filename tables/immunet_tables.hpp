@@ -68,8 +68,12 @@ class SsTable {
 
 /// Network port index of a router port in the SS table: topology port p >= 1
 /// maps to p - 1 (the local port 0 has no SS row or column).
-inline int ss_index(routing::PortId p) { return p - 1; }
-inline routing::PortId ss_port(int idx) { return idx + 1; }
+inline int ss_index(routing::PortId p) {
+  return p - 1;
+}
+inline routing::PortId ss_port(int idx) {
+  return idx + 1;
+}
 
 /// Fault-free k-ary n-cube tables for router r (section 2): safe = the DOR
 /// port (the local port at the destination), adaptive = every minimal port and

@@ -118,7 +118,8 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
-  check_map(c, root, "", {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet"});
+  check_map(c, root, "",
+            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
 
@@ -241,7 +242,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
                                       c.key("immunet.boot_safe_network"), m.boot_safe_network));
     }
     auto& m = cfg.immunet;
-    if (im["handle_cycles"]) m.handle_cycles = get_num<int>(c, im["handle_cycles"], "immunet.handle_cycles", 1, 1000000);
+    if (im["handle_cycles"])
+      m.handle_cycles = get_num<int>(c, im["handle_cycles"], "immunet.handle_cycles", 1, 1000000);
     if (im["ack_window"]) m.ack_window = get_num<int>(c, im["ack_window"], "immunet.ack_window", 3, 1000000);
     if (im["control_packet_cycles"])
       m.control_packet_cycles =

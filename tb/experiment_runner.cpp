@@ -274,7 +274,6 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   for (auto& r : net.routers) table_bits += r.forwarding_table().size_bits();
   j["hardware"] = {
       {"forwarding_table_bits", table_bits},
-      {"buffer_bits_per_router_port_per_flit", nullptr},
       {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
   nlohmann::json jf = nlohmann::json::array();
   for (const auto& f : faults)

@@ -3,21 +3,21 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <chrono>
-#include <cmath>
-#include <algorithm>
-#include <fmt/ranges.h>
 
-#include "routing_logic/routing_relation.hpp"
-#include "routing_logic/routing_trials.hpp"
 #include <nlohmann/json.hpp>
 #include <thread>
+#include "routing_logic/routing_relation.hpp"
+#include "routing_logic/routing_trials.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/sweep.hpp"
 
@@ -131,12 +131,14 @@ int sc_main(int argc, char* argv[]) {
   auto* success = analyze->add_subcommand(
       "routing-success", "success ratio and mean path length of routing algorithms under random link faults");
   success->add_option("--topology", an_topology, "topology spec (default mikant:3,3)");
-  success->add_option("--algorithms", an_algorithms,
-                      "comma list of shortest, go-neighbor-switch, go-down-level, three-turn, gns+gdl, gns+xt+gdl, tt+gdl, "
-                      "connectivity, or all");
+  success->add_option(
+      "--algorithms", an_algorithms,
+      "comma list of shortest, go-neighbor-switch, go-down-level, three-turn, gns+gdl, gns+xt+gdl, tt+gdl, "
+      "connectivity, or all");
   success->add_option("--faults", an_faults, "faulty links per trial: A..B, A..B:STEP or A,B,C (default 0..20)");
   success->add_option("--fault-rate", an_rate, "percent of links faulty instead of a count: A..B[:STEP], 0..100");
-  success->add_option("--trials", an_trials, "trials per fault count (default 100000)")->check(CLI::Range(1L, 100000000L));
+  success->add_option("--trials", an_trials, "trials per fault count (default 100000)")
+      ->check(CLI::Range(1L, 100000000L));
   success->add_option("--seed", an_seed, "seed (default 1)");
   success->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   success->add_option("--out", an_out, "JSON file to write")->required();
@@ -166,8 +168,8 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (success->parsed()) {
-      const std::vector<std::string> implemented{"shortest",   "go-neighbor-switch", "go-down-level", "three-turn",
-                                                 "gns+gdl",    "gns+xt+gdl",         "tt+gdl",        "connectivity"};
+      const std::vector<std::string> implemented{"shortest", "go-neighbor-switch", "go-down-level", "three-turn",
+                                                 "gns+gdl",  "gns+xt+gdl",         "tt+gdl",        "connectivity"};
       const std::vector<std::string> planned;
       std::vector<std::string> algos;
       if (an_algorithms == "all") {
@@ -182,8 +184,8 @@ int sc_main(int argc, char* argv[]) {
             throw ftsim::routing::ConfigError(fmt::format("--algorithms: '{}' is not implemented yet; available: {}", a,
                                                           fmt::join(implemented, ", ")));
           } else {
-            throw ftsim::routing::ConfigError(fmt::format("--algorithms: unknown '{}'; allowed: {}, or all", a,
-                                                          fmt::join(implemented, ", ")));
+            throw ftsim::routing::ConfigError(
+                fmt::format("--algorithms: unknown '{}'; allowed: {}, or all", a, fmt::join(implemented, ", ")));
           }
         }
       }
@@ -208,12 +210,16 @@ int sc_main(int argc, char* argv[]) {
       j["trials"] = an_trials;
       j["seed"] = an_seed;
       j["wall_seconds"] = secs;
-      j["trials_per_second"] = secs > 0 ? static_cast<double>(an_trials) * static_cast<double>(counts.size()) / secs : 0.0;
+      j["trials_per_second"] =
+          secs > 0 ? static_cast<double>(an_trials) * static_cast<double>(counts.size()) / secs : 0.0;
       nlohmann::json res = nlohmann::json::array();
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = rows[i];
-        nlohmann::json row = {{"algorithm", r.algorithm}, {"faults", r.faults}, {"success_ratio", r.success_ratio},
-                              {"mean_path_length", r.mean_path_length}, {"trials", r.trials}};
+        nlohmann::json row = {{"algorithm", r.algorithm},
+                              {"faults", r.faults},
+                              {"success_ratio", r.success_ratio},
+                              {"mean_path_length", r.mean_path_length},
+                              {"trials", r.trials}};
         if (!rates.empty()) row["fault_rate"] = rates[i / algos.size()];
         res.push_back(row);
       }

@@ -34,7 +34,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
       sinks("sink") {
   m_topo = routing::make_topology(cfg.topology);
   m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
-                                         : routing::make_routing(cfg.routing);
+                                        : routing::make_routing(cfg.routing);
   m_relation->configure(*m_topo, cfg.router.vcs);
   const int max_len = cfg.traffic.max_packet_flits();
   if (m_relation->needs_bubble()) {
@@ -75,9 +75,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     for (routing::PortId p = 0; p < t.radix(r); ++p) {
       const PortPeer& pp = t.peer(r, p);
       if (pp.kind == PortPeer::Kind::kRouter) {
-        const routing::Link& lk = t.link(pp.link);
-        const bool is_a = lk.a == r && lk.a_port == p;
-        routers[r].bind_port(p, &direction(pp.link, !is_a), &direction(pp.link, is_a), false);
+        const auto [into, out_of] = port_directions(r, p);
+        routers[r].bind_port(p, into, out_of, false);
       } else if (pp.kind == PortPeer::Kind::kNode) {
         hw::LinkDirection* to_router;
         hw::LinkDirection* from_router;
@@ -130,10 +129,9 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
       for (routing::PortId p = 0; p < t.radix(r); ++p) {
         const PortPeer& pp = t.peer(r, p);
         if (pp.kind != PortPeer::Kind::kRouter) continue;
-        const routing::Link& lk = t.link(pp.link);
-        const bool is_a = lk.a == r && lk.a_port == p;
-        in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = &direction(pp.link, !is_a);
-        out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = &direction(pp.link, is_a);
+        const auto [into, out_of] = port_directions(r, p);
+        in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = into;
+        out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = out_of;
       }
     }
     hw::ImmunetParams ip;
@@ -149,6 +147,12 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
 }
 
 Network::~Network() = default;
+
+std::pair<hw::LinkDirection*, hw::LinkDirection*> Network::port_directions(routing::RouterId r, routing::PortId p) {
+  const routing::Link& lk = m_topo->link(m_topo->peer(r, p).link);
+  const bool is_a = lk.a == r && lk.a_port == p;  // the forward direction leaves end a
+  return {&direction(lk.id, !is_a), &direction(lk.id, is_a)};
+}
 
 std::uint64_t Network::cycle() const {
   return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;

@@ -78,6 +78,9 @@ class Network : public sc_core::sc_module {
   void trace(sc_core::sc_trace_file* tf) const;
 
  private:
+  /// Directions of the router-router link on port p of r: {into r, out of r}.
+  std::pair<hw::LinkDirection*, hw::LinkDirection*> port_directions(routing::RouterId r, routing::PortId p);
+
   hw::NetworkContext m_ctx;
   std::unique_ptr<routing::Topology> m_topo;
   std::unique_ptr<routing::RoutingRelation> m_relation;

@@ -296,17 +296,20 @@ TEST(Cli, SweepWritesResultsAndPlots) {
 
 TEST(Cli, AnalyzeRoutingSuccess) {
   const auto d = tmpdir("analyze");
-  const Result r = run("analyze routing-success --topology mikant:3,3 --algorithms shortest,connectivity --faults 0..3 "
-                       "--trials 2000 --seed 1 --out " + d + "/rs.json");
+  const Result r =
+      run("analyze routing-success --topology mikant:3,3 --algorithms shortest,connectivity --faults 0..3 "
+          "--trials 2000 --seed 1 --out " +
+          d + "/rs.json");
   ASSERT_EQ(r.code, 0) << r.output;
   nlohmann::json j;
   std::ifstream(d + "/rs.json") >> j;
   ASSERT_EQ(j["results"].size(), 8U);  // 4 fault counts x 2 algorithms
   for (const auto& row : j["results"])
-    for (const char* k : {"algorithm", "faults", "success_ratio", "mean_path_length"}) EXPECT_TRUE(row.contains(k)) << k;
+    for (const char* k : {"algorithm", "faults", "success_ratio", "mean_path_length"})
+      EXPECT_TRUE(row.contains(k)) << k;
   EXPECT_DOUBLE_EQ(j["results"][0]["success_ratio"].get<double>(), 1.0);
-  const Result rate = run("analyze routing-success --algorithms gns+gdl --fault-rate 0..100:50 --trials 500 --out " + d +
-                          "/rate.json");
+  const Result rate =
+      run("analyze routing-success --algorithms gns+gdl --fault-rate 0..100:50 --trials 500 --out " + d + "/rate.json");
   ASSERT_EQ(rate.code, 0) << rate.output;
   std::ifstream(d + "/rate.json") >> j;
   ASSERT_EQ(j["results"].size(), 3U);

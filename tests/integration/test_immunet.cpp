@@ -56,9 +56,9 @@ Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
       const auto& st = net.immunet->logic(r).state();
       EXPECT_FALSE(st.emergency) << "router " << t.router_label(r);
       EXPECT_EQ(st.epl, net.immunet->report().final_epl) << "router " << t.router_label(r);
-      // Distances: the distance-vector tables equal BFS on the survivors.
     }
   }
+  // The distance-vector tables equal a BFS on the survivors.
   const auto ref = tables::reference_adaptive_tables(t, tb::permanent_faults(h.resolved));
   for (int r : o.survivors)
     for (int d : o.survivors) EXPECT_EQ(net.immunet->adaptive_distance(r, d), ref[r].distance(d));
@@ -148,7 +148,7 @@ TEST(Immunet, SecondFaultDuringTheEmergency) {
                   {"faults=[{link: '1,1:x+', at: 2000}, {link: '2,3:y+', at: 2040}]", "faults.detection_delay=10"});
   run_and_check(h, 40000);
   const auto& rep = h.net->immunet->report();
-  const int idb = 4;  // 16 routers
+  const int idb = 4;                    // 16 routers
   EXPECT_EQ(rep.final_epl >> idb, 1U);  // generation 1: the nested fault won
   EXPECT_GT(rep.emergencies, 16U);      // nodes adopted twice
 }
@@ -189,12 +189,12 @@ TEST(Immunet, DisconnectedSurvivorsAreReportedNotHung) {
   EXPECT_EQ(lost[0], 0);
 }
 
-
 TEST(Immunet, BurstOfLinkAndNodeFaultsConverges) {
   // Ten links and two nodes fail within 550 cycles (nested emergencies, a
   // node dying during the emergency) under load 0.1 on an 8x8 torus.
   std::string faults = "faults=[";
-  const char* links[] = {"1,1:x+", "5,2:y+", "3,6:x+", "7,4:y+", "2,3:x+", "6,6:y+", "0,5:x+", "4,0:y+", "2,7:x+", "6,1:x+"};
+  const char* links[] = {"1,1:x+", "5,2:y+", "3,6:x+", "7,4:y+", "2,3:x+",
+                         "6,6:y+", "0,5:x+", "4,0:y+", "2,7:x+", "6,1:x+"};
   for (int i = 0; i < 10; ++i)
     faults += std::string(i ? ", " : "") + "{link: '" + links[i] + "', at: " + std::to_string(2000 + 50 * i) + "}";
   faults += ", {node: '4,4', at: 2500}, {node: '1,5', at: 2550}]";

@@ -19,8 +19,8 @@ constexpr int kP = 4;
 constexpr int kW = 16;
 
 struct Coverage {
-  long adoptions = 0, nested = 0, equal_ignored = 0, acks_accepted = 0, done = 0, simultaneous = 0,
-       local_roots = 0, resets = 0;
+  long adoptions = 0, nested = 0, equal_ignored = 0, acks_accepted = 0, done = 0, simultaneous = 0, local_roots = 0,
+       resets = 0;
 };
 
 SC_MODULE(Lockstep) {
@@ -159,10 +159,12 @@ SC_MODULE(Lockstep) {
       }
       const auto& s = model.state();
       if (std::getenv("LOCKSTEP_TRACE") != nullptr && cycle < 12)
-        std::printf("cyc %ld rtl: r0=%x valid=%d epl=%x em=%d root=%d par=%u | model r0=%x valid=%d epl=%x em=%d root=%d par=%d h=%d w=%d in_r0=%x in_r1=%x n_r0=%x en=%x fd=%d\n",
-                    cycle, out_req0.read(), valid.read(), epl.read(), emergency.read(), root.read(), parent.read(), r0,
-                    s.valid, s.epl, s.emergency, s.root, s.parent, s.handle_count, s.window_count, in_req0.read(),
-                    in_req1.read(), normal_req0.read(), in.port_enable, in.fault_detect);
+        std::printf(
+            "cyc %ld rtl: r0=%x valid=%d epl=%x em=%d root=%d par=%u | model r0=%x valid=%d epl=%x em=%d root=%d "
+            "par=%d h=%d w=%d in_r0=%x in_r1=%x n_r0=%x en=%x fd=%d\n",
+            cycle, out_req0.read(), valid.read(), epl.read(), emergency.read(), root.read(), parent.read(), r0, s.valid,
+            s.epl, s.emergency, s.root, s.parent, s.handle_count, s.window_count, in_req0.read(), in_req1.read(),
+            normal_req0.read(), in.port_enable, in.fault_detect);
       check("out_req0", out_req0.read(), r0);
       check("out_req1", out_req1.read(), r1);
       check("out_data", out_data.read(), data);
@@ -206,13 +208,23 @@ SC_MODULE(Lockstep) {
       } else if (x < 0.07) {  // an emergency: equal, lower, slightly higher or next generation
         a = b = true;
         switch (rng() % 5) {
-          case 0: d = latch; break;
-          case 1: d = latch > 0 ? latch - 1 : 0; break;
-          case 2: d = latch + 1 + static_cast<uint32_t>(rng() % 4); break;
-          case 3: d = (((latch >> 8) + 1) << 8) | static_cast<uint32_t>(rng() % 256); break;
-          default: d = static_cast<uint32_t>(rng() % 0x0400); break;
+          case 0:
+            d = latch;
+            break;
+          case 1:
+            d = latch > 0 ? latch - 1 : 0;
+            break;
+          case 2:
+            d = latch + 1 + static_cast<uint32_t>(rng() % 4);
+            break;
+          case 3:
+            d = (((latch >> 8) + 1) << 8) | static_cast<uint32_t>(rng() % 256);
+            break;
+          default:
+            d = static_cast<uint32_t>(rng() % 0x0400);
+            break;
         }
-        d &= 0xFFFE;  // keep clear of the ACK code
+        d &= 0xFFFE;          // keep clear of the ACK code
       } else if (x < 0.12) {  // a special ACK
         a = b = true;
         d = 0xFFFF;
@@ -247,9 +259,10 @@ TEST(RtlLockstep, EmergencyLogicMatchesTheModelEveryCycle) {
   EXPECT_EQ(ls.mismatches, 0) << ls.first_mismatch;
   EXPECT_GE(ls.cycle, 100000);
   // The stimulus reached every case it is meant to cover.
-  std::printf("coverage: adoptions %ld nested %ld equal-ignored %ld acks %ld done %ld simultaneous %ld roots %ld resets %ld\n",
-              ls.cov.adoptions, ls.cov.nested, ls.cov.equal_ignored, ls.cov.acks_accepted, ls.cov.done,
-              ls.cov.simultaneous, ls.cov.local_roots, ls.cov.resets);
+  std::printf(
+      "coverage: adoptions %ld nested %ld equal-ignored %ld acks %ld done %ld simultaneous %ld roots %ld resets %ld\n",
+      ls.cov.adoptions, ls.cov.nested, ls.cov.equal_ignored, ls.cov.acks_accepted, ls.cov.done, ls.cov.simultaneous,
+      ls.cov.local_roots, ls.cov.resets);
   EXPECT_GT(ls.cov.adoptions, 500);
   EXPECT_GT(ls.cov.nested, 100);
   EXPECT_GT(ls.cov.equal_ignored, 100);

@@ -135,10 +135,8 @@ TEST(MikantFt, XTurnsFigure4Paths) {
   const RouterId w = m.parse_router("<0,1,0,0>");
   const NodeId t = node(m, "<1,2,0,0>");
   const auto paths = all_paths(*b.rel, alive, w, 0, t);
-  EXPECT_TRUE(paths.count(
-      {"<0,1,0,0>", "<1,1,1,0>", "<1,0,1,1>", "<1,1,1,2>", "<0,1,1,2>", "<1,1,0,2>", "<1,0,0,0>"}));
-  EXPECT_TRUE(paths.count(
-      {"<0,1,0,0>", "<1,1,2,0>", "<1,0,2,0>", "<1,1,2,1>", "<0,1,1,1>", "<1,1,0,1>", "<1,0,0,0>"}));
+  EXPECT_TRUE(paths.count({"<0,1,0,0>", "<1,1,1,0>", "<1,0,1,1>", "<1,1,1,2>", "<0,1,1,2>", "<1,1,0,2>", "<1,0,0,0>"}));
+  EXPECT_TRUE(paths.count({"<0,1,0,0>", "<1,1,2,0>", "<1,0,2,0>", "<1,1,2,1>", "<0,1,1,1>", "<1,1,0,1>", "<1,0,0,0>"}));
   // GNS alone cannot get there: all three switches' links across to digit 0 are cut.
   auto g = build("gns+gdl");
   EXPECT_TRUE(all_paths(*g.rel, alive, w, 0, t).empty());
@@ -169,8 +167,8 @@ TEST(MikantFt, DetoursAvoidFaultsAndDoNotRepeatALevel) {
 }
 
 TEST(MikantFt, TrialAnalysisProperties) {
-  const std::vector<std::string> algos{"shortest", "go-neighbor-switch", "go-down-level", "gns+gdl", "connectivity",
-                                       "three-turn", "tt+gdl", "gns+xt+gdl"};
+  const std::vector<std::string> algos{"shortest",     "go-neighbor-switch", "go-down-level", "gns+gdl",
+                                       "connectivity", "three-turn",         "tt+gdl",        "gns+xt+gdl"};
   const auto rows = routing_success("mikant:3,3", algos, {0, 4, 12}, 20000, 7, 2);
   ASSERT_EQ(rows.size(), 24U);
   // No fault: everyone delivers along shortest paths; the mean over random
@@ -189,10 +187,10 @@ TEST(MikantFt, TrialAnalysisProperties) {
     EXPECT_GE(r[2].success_ratio, r[0].success_ratio);
     EXPECT_GE(r[3].success_ratio, r[1].success_ratio);
     EXPECT_GE(r[3].success_ratio, r[2].success_ratio);
-    EXPECT_GE(r[5].success_ratio, r[0].success_ratio);  // three-turn >= shortest
-    EXPECT_GE(r[6].success_ratio, r[5].success_ratio);  // tt+gdl >= three-turn
-    EXPECT_GE(r[6].success_ratio, r[2].success_ratio);  // tt+gdl >= gdl
-    EXPECT_GE(r[7].success_ratio, r[3].success_ratio);  // gns+xt+gdl >= gns+gdl
+    EXPECT_GE(r[5].success_ratio, r[0].success_ratio);                                      // three-turn >= shortest
+    EXPECT_GE(r[6].success_ratio, r[5].success_ratio);                                      // tt+gdl >= three-turn
+    EXPECT_GE(r[6].success_ratio, r[2].success_ratio);                                      // tt+gdl >= gdl
+    EXPECT_GE(r[7].success_ratio, r[3].success_ratio);                                      // gns+xt+gdl >= gns+gdl
     for (int a : {0, 1, 2, 3, 5, 6, 7}) EXPECT_GE(r[4].success_ratio, r[a].success_ratio);  // connectivity bounds all
     EXPECT_LT(r[0].success_ratio, 1.0);
   }
@@ -235,8 +233,8 @@ TEST(MikantFt, ChannelDependencyCyclesUnderRandomFaults) {
     }
     sets.push_back(fs);
   }
-  for (const char* name : {"mikant-shortest", "go-neighbor-switch", "go-down-level", "three-turn", "gns+gdl",
-                           "gns+xt+gdl", "tt+gdl"}) {
+  for (const char* name :
+       {"mikant-shortest", "go-neighbor-switch", "go-down-level", "three-turn", "gns+gdl", "gns+xt+gdl", "tt+gdl"}) {
     auto rel = make_routing(name);
     rel->configure(*topo, 1);
     int cyclic = 0;
