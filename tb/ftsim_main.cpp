@@ -19,6 +19,7 @@
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/routing_trials.hpp"
 #include "tb/experiment_runner.hpp"
+#include "tb/fault_tolerance_analysis.hpp"
 #include "tb/sweep.hpp"
 
 namespace {
@@ -144,6 +145,33 @@ int sc_main(int argc, char* argv[]) {
   success->add_option("--out", an_out, "JSON file to write")->required();
   success->add_flag("--quiet", quiet, "no summary line");
 
+  ftsim::tb::FaultToleranceOptions ft;
+  std::string ft_faults = "1..3";
+  std::string ft_region;
+  bool ft_exhaustive = false;
+  std::string ft_out;
+  auto* ftol = analyze->add_subcommand(
+      "fault-tolerance",
+      "intermediate nodes (I, IxN), disabled adaptivity (D) and misrouting (M): share of fault combinations not "
+      "tolerated and of affected paths per mechanism (mesh/torus)");
+  ftol->add_option("--topology", ft.topology, "mesh or torus spec (default torus:3x3x3)");
+  ftol->add_option("--mechanism", ft.mechanism,
+                   "I, D, M, I+D, I+M, D+M, I+D+M, IxN (N=1..3), Ix2+D, none (default I)");
+  ftol->add_option("--faults", ft_faults, "faulty links per combination: A..B (default 1..3)");
+  auto* ex_flag = ftol->add_flag("--exhaustive", ft_exhaustive, "every combination of the whole network");
+  auto* region_opt = ftol->add_option("--region", ft_region, "distance1: every combination inside the region")
+                         ->check(CLI::IsMember({"distance1"}));
+  ftol->add_option("--center", ft.region_center, "region centre node id (default 0)")->check(CLI::NonNegativeNumber);
+  auto* samples_opt =
+      ftol->add_option("--samples", ft.samples, "random combinations per fault count")->check(CLI::Range(1L, 1000000000L));
+  ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)");
+  ftol->add_option("--threads", ft.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  ftol->add_option("--out", ft_out, "JSON file to write")->required();
+  ftol->add_flag("--quiet", quiet, "no progress or summary");
+  ex_flag->excludes(region_opt)->excludes(samples_opt);
+  region_opt->excludes(samples_opt);
+  ft.threads = an_threads;
+
   auto* list = app.add_subcommand("list", "print topologies, routing relations, mechanisms and traffic patterns");
 
   try {
@@ -165,6 +193,23 @@ int sc_main(int argc, char* argv[]) {
                                "optimised safe tables, distance-vector adaptive tables (torus)");
       std::cout << "traffic patterns:\n";
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+      return 0;
+    }
+    if (ftol->parsed()) {
+      if (!ft_exhaustive && ft_region.empty() && ft.samples == 0)
+        throw ftsim::routing::ConfigError(
+            "analyze fault-tolerance: choose one fault model: --exhaustive, --region distance1 or --samples N");
+      ft.mode = ft_exhaustive        ? ftsim::tb::FaultToleranceOptions::Mode::kExhaustive
+                : !ft_region.empty() ? ftsim::tb::FaultToleranceOptions::Mode::kRegion
+                                     : ftsim::tb::FaultToleranceOptions::Mode::kSamples;
+      ft.faults = parse_range(ft_faults, "--faults");
+      ft.progress = !quiet;
+      const auto j = ftsim::tb::analyze_fault_tolerance(ft);
+      std::ofstream(ft_out) << j.dump(2) << "\n";
+      if (!quiet)
+        std::cout << fmt::format("ftsim: wrote {} ({} combinations, {:.1f} s, {:.0f} combinations/s)\n", ft_out,
+                                 j["combinations"].get<std::uint64_t>(), j["wall_seconds"].get<double>(),
+                                 j["combinations_per_second"].get<double>());
       return 0;
     }
     if (success->parsed()) {

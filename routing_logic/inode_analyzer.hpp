@@ -1,0 +1,117 @@
+// Static fault-tolerance analyser for intermediate nodes, disabled adaptivity
+// and misrouting (the `ftsim analyze fault-tolerance` engine). Pure C++.
+// Source: intermediate-nodes-direct-networks.txt, section 5.1 (fault analysis
+// models) and Table 3 (share of affected paths per mechanism).
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "routing_logic/inode_routes.hpp"
+
+namespace ftsim::routing::inodes {
+
+/// Set of links of a network with at most 256 links.
+struct LinkMask {
+  std::array<std::uint64_t, 4> w{};
+  void set(LinkId l) { w[static_cast<std::size_t>(l) >> 6] |= 1ULL << (l & 63); }
+  bool test(LinkId l) const { return (w[static_cast<std::size_t>(l) >> 6] >> (l & 63)) & 1U; }
+  bool intersects(const LinkMask& o) const {
+    return ((w[0] & o.w[0]) | (w[1] & o.w[1]) | (w[2] & o.w[2]) | (w[3] & o.w[3])) != 0;
+  }
+  bool subset_of(const LinkMask& o) const {
+    return ((w[0] & ~o.w[0]) | (w[1] & ~o.w[1]) | (w[2] & ~o.w[2]) | (w[3] & ~o.w[3])) == 0;
+  }
+  LinkMask operator|(const LinkMask& o) const {
+    LinkMask m;
+    for (std::size_t i = 0; i < 4; ++i) m.w[i] = w[i] | o.w[i];
+    return m;
+  }
+};
+
+/// Outcome for one ordered pair under one fault combination.
+struct PairOutcome {
+  enum class Status : std::uint8_t { kRouted, kUnroutable, kDisconnected };
+  Status status = Status::kRouted;
+  RouteKey key;  ///< preferred fault-free route (kRouted only)
+};
+
+/// Totals for one fault count. Pairs counted: every ordered pair (s, d),
+/// s != d, whose nodes are still connected in the faulty network (pairs that
+/// the faults physically disconnect are excluded, section 5.1), summed over
+/// the analysed combinations. A pair is affected when some minimal path of
+/// the fault-free network crosses a fault, i.e. plain adaptive routing could
+/// meet it.
+struct FaultCountResult {
+  int faults = 0;
+  std::uint64_t combinations = 0;
+  std::uint64_t not_tolerated = 0;  ///< combinations with an unroutable connected pair
+  std::uint64_t pairs = 0;          ///< pairs counted
+  std::uint64_t affected = 0;       ///< affected pairs (routed or not)
+  std::uint64_t unroutable = 0;     ///< affected connected pairs without a fault-free route
+  std::array<std::uint64_t, kCategories> by_category{};  ///< affected and routed, per category_index
+  double not_tolerated_percent() const;
+  double affected_percent() const;
+  FaultCountResult& operator+=(const FaultCountResult& o);
+};
+
+/// Progress callback: combinations done so far and in total.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+/// Per ordered pair, the fault-free route options of a mechanism as link
+/// masks, sorted by RouteKey; an option whose mask contains that of a
+/// preferred option is dropped (it can never be the first fault-free one).
+/// Under a fault set the pair's route is the first option whose mask misses
+/// every fault. The evaluation adds faults one at a time along a depth-first
+/// enumeration of the combinations, advancing only the pairs whose current
+/// option contains the new fault, and undoes on the way back.
+class FaultToleranceAnalyzer {
+ public:
+  /// Throws ConfigError when the network has more than 256 links or when
+  /// mechanism needs more than 3 intermediate nodes.
+  FaultToleranceAnalyzer(const KAryNCube& cube, const Mechanism& mech);
+
+  const KAryNCube& cube() const { return m_cube; }
+  const Mechanism& mechanism() const { return m_mech; }
+  /// Route options kept over all pairs (after dropping dominated ones).
+  std::size_t option_count() const { return m_options.size(); }
+
+  /// Outcome per ordered pair, index s * nodes + d (s == d entries are kRouted
+  /// with a zero key).
+  std::vector<PairOutcome> evaluate(const std::vector<LinkId>& faults) const;
+
+  /// Every combination of `f` faults among `links` (all links when empty),
+  /// for f = fmin..fmax. Uses `threads` threads; results do not depend on it.
+  std::vector<FaultCountResult> exhaustive(int fmin, int fmax, const std::vector<LinkId>& links, int threads,
+                                           const ProgressFn& progress) const;
+  /// `samples` random combinations per fault count, drawn from a generator
+  /// seeded by (seed, faults, sample index).
+  std::vector<FaultCountResult> sampled(int fmin, int fmax, long samples, std::uint64_t seed, int threads,
+                                        const ProgressFn& progress) const;
+  /// The links of the "distance 1" region around `center` (section 5.1.1):
+  /// every link of a node at distance <= 1 from it (36 in a large 3-D torus,
+  /// 33 in the 3x3x3 torus).
+  std::vector<LinkId> distance1_region(NodeId center) const;
+
+ private:
+  struct Option {
+    LinkMask mask;
+    std::uint8_t category;
+  };
+  class State;
+  friend class State;
+
+  const KAryNCube& m_cube;
+  Mechanism m_mech;
+  int m_nodes = 0;
+  std::vector<Option> m_options;
+  std::vector<std::uint32_t> m_first;  ///< per pair index: first option; size pairs + 1
+  std::vector<RouteKey> m_keys;        ///< per option, for evaluate()
+};
+
+/// Number of combinations C(n, k) as a double-free integer (k <= 20).
+std::uint64_t binomial(int n, int k);
+
+}  // namespace ftsim::routing::inodes

@@ -1,0 +1,297 @@
+#include "routing_logic/inode_routes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "routing_logic/dor.hpp"
+
+namespace ftsim::routing::inodes {
+
+std::string Mechanism::name() const {
+  std::string s;
+  if (max_intermediates == 1) s = "I";
+  if (max_intermediates > 1) s = fmt::format("Ix{}", max_intermediates);
+  auto add = [&](const char* t) { s += s.empty() ? t : std::string("+") + t; };
+  if (deterministic) add("D");
+  if (misroute) add("M");
+  return s.empty() ? "none" : s;
+}
+
+Mechanism parse_mechanism(const std::string& text) {
+  const std::string allowed =
+      "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none";
+  Mechanism m;
+  if (text == "none") return m;
+  std::stringstream ss(text);
+  std::string tok;
+  bool any = false;
+  while (std::getline(ss, tok, '+')) {
+    any = true;
+    if (tok == "I" && m.max_intermediates == 0) {
+      m.max_intermediates = 1;
+    } else if (tok.size() == 3 && tok[0] == 'I' && (tok[1] == 'x' || tok[1] == 'X') && tok[2] >= '1' && tok[2] <= '3' &&
+               m.max_intermediates == 0) {
+      m.max_intermediates = tok[2] - '0';
+    } else if (tok == "D" && !m.deterministic) {
+      m.deterministic = true;
+    } else if (tok == "M" && !m.misroute) {
+      m.misroute = true;
+    } else {
+      throw ConfigError(fmt::format("mechanism '{}': term '{}' not understood ({})", text, tok, allowed));
+    }
+  }
+  if (!any) throw ConfigError(fmt::format("mechanism '{}' is empty ({})", text, allowed));
+  return m;
+}
+
+std::vector<std::string> table1_mechanisms() {
+  return {"I", "D", "M", "I+D", "I+M", "D+M", "I+D+M", "Ix2", "Ix3", "Ix2+D"};
+}
+
+bool RouteKey::operator<(const RouteKey& o) const {
+  if (length != o.length) return length < o.length;
+  if (intermediates != o.intermediates) return intermediates < o.intermediates;
+  if (deterministic != o.deterministic) return deterministic < o.deterministic;
+  return misrouted < o.misrouted;
+}
+
+bool RouteKey::operator==(const RouteKey& o) const {
+  return length == o.length && intermediates == o.intermediates && deterministic == o.deterministic &&
+         misrouted == o.misrouted;
+}
+
+std::string category_name(const RouteKey& key) {
+  Mechanism m;
+  m.max_intermediates = std::min(key.intermediates, 3);
+  m.deterministic = key.deterministic > 0;
+  m.misroute = key.misrouted > 0;
+  const std::string n = m.name();
+  return n == "none" ? "direct" : n;
+}
+
+// ---------------------------------------------------------------- geometry
+
+int CubeGeometry::distance(NodeId a, NodeId b) const {
+  int sum = 0;
+  for (int d = 0; d < dims(); ++d) {
+    const int k = m_cube.radix_of(d);
+    const int c = std::abs(m_cube.coord(a, d) - m_cube.coord(b, d));
+    sum += m_cube.torus() ? std::min(c, k - c) : c;
+  }
+  return sum;
+}
+
+LinkId CubeGeometry::link(NodeId r, int dir) const {
+  const int n = dims();
+  const PortPeer& pp = m_cube.peer(r, KAryNCube::port_of(dir % n, dir < n));
+  return pp.kind == PortPeer::Kind::kRouter ? pp.link : kNone;
+}
+
+NodeId CubeGeometry::step(NodeId r, int dir) const {
+  const int n = dims();
+  return m_cube.neighbour(r, dir % n, dir < n);
+}
+
+int CubeGeometry::max_misroute_hops(int dir) const { return std::min(8, m_cube.radix_of(dir % dims()) - 1); }
+
+bool CubeGeometry::on_minimal_path(LinkId l, NodeId a, NodeId b) const {
+  const Link& lk = m_cube.link(l);
+  const int total = distance(a, b);
+  return distance(a, lk.a) + 1 + distance(lk.b, b) == total || distance(a, lk.b) + 1 + distance(lk.a, b) == total;
+}
+
+void CubeGeometry::deterministic_path(NodeId a, NodeId b, bool direction_order,
+                                      const std::function<void(LinkId)>& f) const {
+  const int n = dims();
+  std::vector<int> dir(static_cast<std::size_t>(n));
+  for (int d = 0; d < n; ++d) dir[static_cast<std::size_t>(d)] = dor_direction(m_cube, a, b, d);
+  NodeId cur = a;
+  auto move_dim = [&](int d) {
+    const int dd = dir[static_cast<std::size_t>(d)];
+    if (dd == 0) return;
+    const int di = direction_index(d, dd > 0, n);
+    while (m_cube.coord(cur, d) != m_cube.coord(b, d)) {
+      f(link(cur, di));
+      cur = step(cur, di);
+    }
+  };
+  if (!direction_order) {
+    for (int d = 0; d < n; ++d) move_dim(d);
+    return;
+  }
+  for (int d = 0; d < n; ++d)
+    if (dir[static_cast<std::size_t>(d)] > 0) move_dim(d);
+  for (int d = 0; d < n; ++d)
+    if (dir[static_cast<std::size_t>(d)] < 0) move_dim(d);
+}
+
+NodeId CubeGeometry::misroute_walk(NodeId a, const Segment& seg, const std::function<void(LinkId)>& f) const {
+  NodeId cur = a;
+  for (int i = 0; i < seg.misroute_steps; ++i) {
+    for (int h = 0; h < seg.misroute[static_cast<std::size_t>(i)].hops; ++h) {
+      const int dir = seg.misroute[static_cast<std::size_t>(i)].direction;
+      const LinkId l = link(cur, dir);
+      if (l == kNone) return kNone;
+      f(l);
+      cur = step(cur, dir);
+    }
+  }
+  return cur;
+}
+
+void CubeGeometry::for_each_prefix(NodeId a, int max_length,
+                                   const std::function<void(const Segment&, NodeId, int)>& f) const {
+  const int n = dims();
+  Segment seg;
+  // Depth-first over steps in strictly increasing direction order. A step in
+  // d- after d+ walks back over the same ring and is always dominated (a
+  // shorter prefix uses a subset of its links), so it is skipped.
+  std::function<void(NodeId, int, int, int)> rec = [&](NodeId cur, int first_dir, int depth, int used) {
+    for (int dir = first_dir; dir < 2 * n; ++dir) {
+      if (dir >= n) {
+        bool reversal = false;
+        for (int i = 0; i < depth; ++i) reversal |= seg.misroute[static_cast<std::size_t>(i)].direction == dir - n;
+        if (reversal) continue;
+      }
+      NodeId end = cur;
+      for (int h = 1; h <= max_misroute_hops(dir) && used + h <= max_length; ++h) {
+        if (link(end, dir) == kNone) break;
+        end = step(end, dir);
+        seg.misroute[static_cast<std::size_t>(depth)] = MisrouteStep{static_cast<std::uint8_t>(dir),
+                                                                     static_cast<std::uint8_t>(h)};
+        seg.misroute_steps = static_cast<std::uint8_t>(depth + 1);
+        f(seg, end, used + h);
+        if (depth + 1 < 3) rec(end, dir + 1, depth + 1, used + h);
+      }
+    }
+  };
+  rec(a, 0, 0, 0);
+}
+
+// ---------------------------------------------------------------- faults
+
+FaultyLinks::FaultyLinks(const CubeGeometry& geo, const std::vector<LinkId>& faults)
+    : m_geo(geo), m_faults(faults), m_faulty(static_cast<std::size_t>(geo.cube().num_links()), false) {
+  for (LinkId l : faults) {
+    if (l < 0 || l >= geo.cube().num_links())
+      throw ConfigError(fmt::format("faulty link {} does not exist in {} (links 0..{})", l, geo.cube().spec(),
+                                    geo.cube().num_links() - 1));
+    m_faulty[static_cast<std::size_t>(l)] = true;
+  }
+}
+
+bool FaultyLinks::adaptive_clear(NodeId a, NodeId b) const {
+  for (LinkId l : m_faults)
+    if (m_geo.on_minimal_path(l, a, b)) return false;
+  return true;
+}
+
+bool FaultyLinks::deterministic_clear(NodeId a, NodeId b, bool direction_order) const {
+  bool ok = true;
+  m_geo.deterministic_path(a, b, direction_order, [&](LinkId l) { ok = ok && !faulty(l); });
+  return ok;
+}
+
+bool FaultyLinks::segment_clear(NodeId a, const Segment& seg, bool direction_order) const {
+  bool ok = true;
+  const NodeId p = seg.misroute_steps ? m_geo.misroute_walk(a, seg, [&](LinkId l) { ok = ok && !faulty(l); }) : a;
+  if (!ok || p == kNone) return false;
+  return seg.deterministic ? deterministic_clear(p, seg.to, direction_order) : adaptive_clear(p, seg.to);
+}
+
+// ---------------------------------------------------------------- routes
+
+namespace {
+
+/// Every option of one subpath a -> b within `budget` links.
+void segment_options(const CubeGeometry& geo, const Mechanism& mech, NodeId a, NodeId b, int budget,
+                     const std::function<void(const Segment&, const RouteKey&)>& f) {
+  const int l = geo.distance(a, b);
+  if (l <= budget) {
+    Segment s;
+    s.to = b;
+    f(s, RouteKey{l, 0, 0, 0});
+    if (mech.deterministic) {
+      s.deterministic = true;
+      f(s, RouteKey{l, 0, 1, 0});
+    }
+  }
+  if (!mech.misroute) return;
+  geo.for_each_prefix(a, budget, [&](const Segment& pre, NodeId p, int plen) {
+    const int rest = geo.distance(p, b);
+    if (plen + rest > budget) return;
+    Segment s = pre;
+    s.to = b;
+    f(s, RouteKey{plen + rest, 0, 0, 1});
+    if (mech.deterministic) {
+      s.deterministic = true;
+      f(s, RouteKey{plen + rest, 0, 1, 1});
+    }
+  });
+}
+
+}  // namespace
+
+void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, NodeId d, int max_length,
+                      const std::function<void(const Route&)>& f) {
+  Route route;
+  const int nodes = geo.cube().num_nodes();
+  std::function<void(NodeId, int, RouteKey)> rec = [&](NodeId a, int depth, RouteKey used) {
+    const int budget = max_length - used.length;
+    segment_options(geo, mech, a, d, budget, [&](const Segment& seg, const RouteKey& k) {
+      route.segments[static_cast<std::size_t>(depth)] = seg;
+      route.count = depth + 1;
+      route.key = used + k;
+      route.key.intermediates = depth;
+      f(route);
+    });
+    if (depth >= mech.max_intermediates) return;
+    for (NodeId b = 0; b < nodes; ++b) {
+      if (b == a || b == d || b == s) continue;
+      const int rest = geo.distance(b, d);
+      if (geo.distance(a, b) + rest > budget) continue;
+      segment_options(geo, mech, a, b, budget - rest, [&](const Segment& seg, const RouteKey& k) {
+        route.segments[static_cast<std::size_t>(depth)] = seg;
+        rec(b, depth + 1, used + k);
+      });
+    }
+  };
+  if (s == d) return;
+  rec(s, 0, RouteKey{});
+}
+
+bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLinks& faults, NodeId s, NodeId d,
+                Route& out, int max_extra) {
+  const bool order = uses_direction_order(mech);
+  const int l0 = geo.distance(s, d);
+  for (int extra = 0; extra <= max_extra; ++extra) {
+    bool found = false;
+    enumerate_routes(geo, mech, s, d, l0 + extra, [&](const Route& r) {
+      if (r.key.length != l0 + extra || (found && !(r.key < out.key))) return;
+      NodeId from = s;
+      for (int i = 0; i < r.count; ++i) {
+        if (!faults.segment_clear(from, r.segments[static_cast<std::size_t>(i)], order)) return;
+        from = r.segments[static_cast<std::size_t>(i)].to;
+      }
+      out = r;
+      found = true;
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+int subheader_bits(const Mechanism& mech, int nodes) {
+  const int address = std::max(1, static_cast<int>(std::ceil(std::log2(std::max(2, nodes)))));
+  return address + (mech.misroute ? 3 * (3 + 3) : 0) + (mech.deterministic ? 1 : 0);
+}
+
+int routing_info_entry_bytes(const Mechanism& mech, int /*nodes*/) {
+  const int per_subpath_bits = (mech.misroute ? 3 * (3 + 3) : 0) + (mech.deterministic ? 1 : 0);
+  return 2 * mech.max_intermediates + (per_subpath_bits * (mech.max_intermediates + 1) + 7) / 8;
+}
+
+}  // namespace ftsim::routing::inodes
