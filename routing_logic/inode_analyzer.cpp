@@ -71,18 +71,16 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
   const bool order = uses_direction_order(mech);
   const int n = m_nodes;
   auto idx = [n](NodeId a, NodeId b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(n) + b; };
-  auto add_links = [](LinkMask& m, LinkId l) { m.set(l); };
   // Minimal-path link sets and deterministic paths of every ordered pair.
   std::vector<LinkMask> minimal(idx(n, 0)), det(idx(n, 0));
   for (NodeId a = 0; a < n; ++a)
     for (NodeId b = 0; b < n; ++b) {
       for (LinkId l = 0; l < cube.num_links(); ++l)
         if (a != b && geo.on_minimal_path(l, a, b)) minimal[idx(a, b)].set(l);
-      geo.deterministic_path(a, b, order, [&](LinkId l) { add_links(det[idx(a, b)], l); });
+      geo.deterministic_path(a, b, order, [&](LinkId l) { det[idx(a, b)].set(l); });
     }
-  // Subpath options per ordered pair.
   constexpr int kUnbounded = 1 << 20;
-  std::vector<std::vector<Candidate>> seg(idx(n, 0));
+  m_first.reserve(idx(n, 0) + 1);
   for (NodeId a = 0; a < n; ++a) {
     std::vector<std::pair<LinkMask, std::pair<NodeId, int>>> prefixes;  // mask, (end, length)
     if (mech.misroute)
@@ -92,6 +90,7 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
         prefixes.push_back({m, {end, len}});
       });
     for (NodeId b = 0; b < n; ++b) {
+      m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
       if (a == b) continue;
       std::vector<Candidate> c;
       const int l = geo.distance(a, b);
@@ -103,130 +102,152 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
         c.push_back({pm | minimal[idx(end, b)], {len, 0, 0, 1}});
         if (mech.deterministic) c.push_back({pm | det[idx(end, b)], {len, 0, 1, 1}});
       }
-      seg[idx(a, b)] = prune(std::move(c));
+      for (const Candidate& k : prune(std::move(c))) m_options.push_back({k.mask, pack_key(k.key)});
     }
   }
-  // Routes with up to N intermediate nodes: R_k(a, d) = seg(a, d) + seg(a, b) R_{k-1}(b, d).
-  std::vector<std::vector<Candidate>> routes = seg;
-  for (int level = 1; level <= mech.max_intermediates; ++level) {
-    std::vector<std::vector<Candidate>> next(idx(n, 0));
-    for (NodeId a = 0; a < n; ++a)
-      for (NodeId d = 0; d < n; ++d) {
-        if (a == d) continue;
-        std::vector<Candidate> c = seg[idx(a, d)];
-        for (NodeId b = 0; b < n; ++b) {
-          if (b == a || b == d) continue;
-          for (const Candidate& head : seg[idx(a, b)])
-            for (const Candidate& tail : routes[idx(b, d)]) {
-              RouteKey k = head.key + tail.key;
-              k.intermediates += 1;
-              c.push_back({head.mask | tail.mask, k});
-            }
-        }
-        next[idx(a, d)] = prune(std::move(c));
-      }
-    routes = std::move(next);
-  }
-  m_first.reserve(idx(n, 0) + 1);
-  for (NodeId a = 0; a < n; ++a)
-    for (NodeId d = 0; d < n; ++d) {
-      m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
-      for (const Candidate& c : routes[idx(a, d)]) {
-        m_options.push_back({c.mask, static_cast<std::uint8_t>(category_index(c.key))});
-        m_keys.push_back(c.key);
-      }
-    }
   m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
 }
 
-/// The incremental evaluation state of one worker.
+/// The incremental evaluation state of one worker: per level k (0 = one
+/// subpath, k = at most k intermediate nodes), per ordered pair, the key and
+/// link mask of the current best route; level 0 also keeps the option index.
 class FaultToleranceAnalyzer::State {
  public:
+  static constexpr std::uint32_t kNoRoute = 0xffffffffU;
   static constexpr int kUnroutableSlot = kCategories;
+  static constexpr std::uint32_t kOneIntermediate = 1U << 16;
 
-  explicit State(const FaultToleranceAnalyzer& a) : m_a(a) {
-    const std::size_t pairs = a.m_first.size() - 1;
-    for (std::size_t p = 0; p < pairs; ++p)
-      if (a.m_first[p] != a.m_first[p + 1]) m_pairs.push_back(static_cast<std::uint32_t>(p));
-    m_idx.assign(m_pairs.size(), 0);
-    m_cur.resize(m_pairs.size());
-    for (std::size_t i = 0; i < m_pairs.size(); ++i) m_cur[i] = a.m_options[a.m_first[m_pairs[i]]].mask;
-    m_hist[0] = static_cast<std::int64_t>(m_pairs.size());
-    m_parent.resize(static_cast<std::size_t>(a.m_nodes));
+  explicit State(const FaultToleranceAnalyzer& a)
+      : m_a(a), m_n(static_cast<std::uint32_t>(a.m_nodes)), m_levels(a.m_mech.max_intermediates + 1) {
+    const std::size_t pairs = static_cast<std::size_t>(m_n) * m_n;
+    m_key.assign(static_cast<std::size_t>(m_levels), std::vector<std::uint32_t>(pairs, kNoRoute));
+    m_mask.assign(static_cast<std::size_t>(m_levels), std::vector<LinkMask>(pairs));
+    m_idx.assign(pairs, 0);
+    for (std::uint32_t p = 0; p < pairs; ++p) {
+      if (p / m_n == p % m_n) continue;
+      m_key[0][p] = a.m_options[a.m_first[p]].key;
+      m_mask[0][p] = a.m_options[a.m_first[p]].mask;
+    }
+    for (int k = 1; k < m_levels; ++k)
+      for (std::uint32_t p = 0; p < pairs; ++p)
+        if (p / m_n != p % m_n) recompute(k, p);
+    for (std::uint32_t p = 0; p < pairs; ++p)
+      if (p / m_n != p % m_n) ++m_hist[slot(m_key[top()][p])];
+    m_parent.resize(m_n);
   }
 
   std::size_t mark() const { return m_undo.size(); }
 
   void add_fault(LinkId f) {
     m_faults.set(f);
-    m_fault_list.push_back(f);
     const std::size_t w = static_cast<std::size_t>(f) >> 6;
     const std::uint64_t bit = 1ULL << (f & 63);
-    for (std::size_t i = 0; i < m_pairs.size(); ++i) {
-      if (!(m_cur[i].w[w] & bit)) continue;
-      const std::uint32_t p = m_pairs[i];
-      const std::uint32_t base = m_a.m_first[p];
-      const std::uint32_t end = m_a.m_first[p + 1] - base;
-      std::uint32_t j = m_idx[i] + 1;
-      while (j < end && m_a.m_options[base + j].mask.intersects(m_faults)) ++j;
-      m_undo.push_back({static_cast<std::uint32_t>(i), m_idx[i]});
-      --m_hist[category(i, m_idx[i])];
-      m_idx[i] = j;
-      ++m_hist[category(i, j)];
-      m_cur[i] = j < end ? m_a.m_options[base + j].mask : LinkMask{};
+    const auto pairs = static_cast<std::uint32_t>(m_idx.size());
+    for (int k = 0; k < m_levels; ++k) {
+      auto& keys = m_key[static_cast<std::size_t>(k)];
+      auto& masks = m_mask[static_cast<std::size_t>(k)];
+      for (std::uint32_t p = 0; p < pairs; ++p) {
+        if (!(masks[p].w[w] & bit)) continue;
+        m_undo.push_back({k, p, keys[p], masks[p], m_idx[p]});
+        if (k == top()) --m_hist[slot(keys[p])];
+        if (k == 0) {
+          const std::uint32_t base = m_a.m_first[p];
+          const std::uint32_t end = m_a.m_first[p + 1] - base;
+          std::uint32_t j = m_idx[p] + 1;
+          while (j < end && m_a.m_options[base + j].mask.intersects(m_faults)) ++j;
+          m_idx[p] = j;
+          keys[p] = j < end ? m_a.m_options[base + j].key : kNoRoute;
+          masks[p] = j < end ? m_a.m_options[base + j].mask : LinkMask{};
+        } else {
+          recompute(k, p);
+        }
+        if (k == top()) ++m_hist[slot(keys[p])];
+      }
     }
   }
 
   void undo_to(std::size_t mark, LinkId f) {
     while (m_undo.size() > mark) {
-      const auto [i, old] = m_undo.back();
+      const Undo& u = m_undo.back();
+      auto& key = m_key[static_cast<std::size_t>(u.level)][u.pair];
+      if (u.level == top()) --m_hist[slot(key)];
+      key = u.key;
+      m_mask[static_cast<std::size_t>(u.level)][u.pair] = u.mask;
+      if (u.level == 0) m_idx[u.pair] = u.idx;
+      if (u.level == top()) ++m_hist[slot(key)];
       m_undo.pop_back();
-      --m_hist[category(i, m_idx[i])];
-      m_idx[i] = old;
-      ++m_hist[category(i, old)];
-      m_cur[i] = m_a.m_options[m_a.m_first[m_pairs[i]] + old].mask;
     }
     m_faults.w[static_cast<std::size_t>(f) >> 6] &= ~(1ULL << (f & 63));
-    m_fault_list.pop_back();
   }
 
   /// Adds this combination to `r`.
   void record(FaultCountResult& r) {
     r.combinations += 1;
-    const auto total = static_cast<std::uint64_t>(m_pairs.size());
+    const std::uint64_t total = static_cast<std::uint64_t>(m_n) * (m_n - 1);
     std::uint64_t unroutable = static_cast<std::uint64_t>(m_hist[kUnroutableSlot]);
     std::uint64_t disconnected = 0;
     if (unroutable > 0) {
       components();
-      for (std::size_t i = 0; i < m_pairs.size(); ++i) {
-        if (m_idx[i] != m_a.m_first[m_pairs[i] + 1] - m_a.m_first[m_pairs[i]]) continue;
-        const auto s = static_cast<NodeId>(m_pairs[i] / static_cast<std::uint32_t>(m_a.m_nodes));
-        const auto d = static_cast<NodeId>(m_pairs[i] % static_cast<std::uint32_t>(m_a.m_nodes));
-        if (find(s) != find(d)) ++disconnected;
-      }
+      const auto& keys = m_key[static_cast<std::size_t>(top())];
+      for (std::uint32_t p = 0; p < keys.size(); ++p)
+        if (keys[p] == kNoRoute && p / m_n != p % m_n &&
+            find(static_cast<NodeId>(p / m_n)) != find(static_cast<NodeId>(p % m_n)))
+          ++disconnected;
       unroutable -= disconnected;
     }
     r.pairs += total - disconnected;
     r.affected += total - static_cast<std::uint64_t>(m_hist[0]) - disconnected;
     r.unroutable += unroutable;
     if (unroutable > 0) r.not_tolerated += 1;
-    for (int c = 1; c < kCategories; ++c) r.by_category[static_cast<std::size_t>(c)] += static_cast<std::uint64_t>(m_hist[c]);
+    for (int c = 1; c < kCategories; ++c)
+      r.by_category[static_cast<std::size_t>(c)] += static_cast<std::uint64_t>(m_hist[static_cast<std::size_t>(c)]);
   }
 
-  /// Per pair: option index (end of list = none).
-  std::uint32_t option_of(std::size_t i) const { return m_idx[i]; }
-  const std::vector<std::uint32_t>& pairs() const { return m_pairs; }
+  std::uint32_t key(std::uint32_t p) const { return m_key[static_cast<std::size_t>(top())][p]; }
   bool connected(NodeId s, NodeId d) {
     components();
     return find(s) == find(d);
   }
 
  private:
-  int category(std::size_t i, std::uint32_t j) const {
-    const std::uint32_t p = m_pairs[i];
-    const std::uint32_t base = m_a.m_first[p];
-    return j < m_a.m_first[p + 1] - base ? m_a.m_options[base + j].category : kUnroutableSlot;
+  struct Undo {
+    int level;
+    std::uint32_t pair;
+    std::uint32_t key;
+    LinkMask mask;
+    std::uint32_t idx;
+  };
+
+  int top() const { return m_levels - 1; }
+  static std::size_t slot(std::uint32_t key) {
+    return key == kNoRoute ? static_cast<std::size_t>(kUnroutableSlot)
+                           : static_cast<std::size_t>(category_index(unpack_key(key)));
   }
+
+  void recompute(int k, std::uint32_t p) {
+    const std::uint32_t a = p / m_n, d = p % m_n;
+    const auto& seg_key = m_key[0];
+    const auto& tail_key = m_key[static_cast<std::size_t>(k - 1)];
+    std::uint32_t best = seg_key[p];
+    std::uint32_t best_b = m_n;
+    for (std::uint32_t b = 0; b < m_n; ++b) {
+      if (b == a || b == d) continue;
+      const std::uint32_t h = seg_key[a * m_n + b], t = tail_key[b * m_n + d];
+      if (h == kNoRoute || t == kNoRoute) continue;
+      const std::uint32_t c = h + t + kOneIntermediate;
+      if (c < best) {
+        best = c;
+        best_b = b;
+      }
+    }
+    m_key[static_cast<std::size_t>(k)][p] = best;
+    if (best_b == m_n)
+      m_mask[static_cast<std::size_t>(k)][p] = best == kNoRoute ? LinkMask{} : m_mask[0][p];
+    else
+      m_mask[static_cast<std::size_t>(k)][p] =
+          m_mask[0][a * m_n + best_b] | m_mask[static_cast<std::size_t>(k - 1)][best_b * m_n + d];
+  }
+
   void components() {
     std::iota(m_parent.begin(), m_parent.end(), 0);
     for (const Link& lk : m_a.m_cube.links()) {
@@ -237,20 +258,22 @@ class FaultToleranceAnalyzer::State {
   }
   NodeId find(NodeId x) {
     while (m_parent[static_cast<std::size_t>(x)] != x) {
-      m_parent[static_cast<std::size_t>(x)] = m_parent[static_cast<std::size_t>(m_parent[static_cast<std::size_t>(x)])];
-      x = m_parent[static_cast<std::size_t>(x)];
+      auto& px = m_parent[static_cast<std::size_t>(x)];
+      px = m_parent[static_cast<std::size_t>(px)];
+      x = px;
     }
     return x;
   }
 
   const FaultToleranceAnalyzer& m_a;
-  std::vector<std::uint32_t> m_pairs;
+  std::uint32_t m_n;
+  int m_levels;
+  std::vector<std::vector<std::uint32_t>> m_key;
+  std::vector<std::vector<LinkMask>> m_mask;
   std::vector<std::uint32_t> m_idx;
-  std::vector<LinkMask> m_cur;
   std::array<std::int64_t, kCategories + 1> m_hist{};
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_undo;
+  std::vector<Undo> m_undo;
   LinkMask m_faults;
-  std::vector<LinkId> m_fault_list;
   std::vector<NodeId> m_parent;
 };
 
@@ -261,18 +284,17 @@ std::vector<PairOutcome> FaultToleranceAnalyzer::evaluate(const std::vector<Link
       throw ConfigError(fmt::format("link {} does not exist in {} (0..{})", f, m_cube.spec(), m_cube.num_links() - 1));
     st.add_fault(f);
   }
-  std::vector<PairOutcome> out(static_cast<std::size_t>(m_nodes) * static_cast<std::size_t>(m_nodes));
-  for (std::size_t i = 0; i < st.pairs().size(); ++i) {
-    const std::uint32_t p = st.pairs()[i];
-    const std::uint32_t j = st.option_of(i);
-    PairOutcome& o = out[p];
-    if (j < m_first[p + 1] - m_first[p]) {
-      o.key = m_keys[m_first[p] + j];
-    } else {
-      const auto s = static_cast<NodeId>(p / static_cast<std::uint32_t>(m_nodes));
-      const auto d = static_cast<NodeId>(p % static_cast<std::uint32_t>(m_nodes));
-      o.status = st.connected(s, d) ? PairOutcome::Status::kUnroutable : PairOutcome::Status::kDisconnected;
-    }
+  const auto n = static_cast<std::uint32_t>(m_nodes);
+  std::vector<PairOutcome> out(static_cast<std::size_t>(n) * n);
+  for (std::uint32_t p = 0; p < out.size(); ++p) {
+    if (p / n == p % n) continue;
+    const std::uint32_t k = st.key(p);
+    if (k != State::kNoRoute)
+      out[p].key = unpack_key(k);
+    else
+      out[p].status = st.connected(static_cast<NodeId>(p / n), static_cast<NodeId>(p % n))
+                          ? PairOutcome::Status::kUnroutable
+                          : PairOutcome::Status::kDisconnected;
   }
   return out;
 }

@@ -60,13 +60,19 @@ struct FaultCountResult {
 /// Progress callback: combinations done so far and in total.
 using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
-/// Per ordered pair, the fault-free route options of a mechanism as link
-/// masks, sorted by RouteKey; an option whose mask contains that of a
+/// Evaluation model. Per ordered pair (a, b), the subpath options of the
+/// mechanism (adaptive, deterministic, with a misrouting prefix) as link
+/// masks sorted by RouteKey; an option whose mask contains that of a
 /// preferred option is dropped (it can never be the first fault-free one).
-/// Under a fault set the pair's route is the first option whose mask misses
-/// every fault. The evaluation adds faults one at a time along a depth-first
-/// enumeration of the combinations, advancing only the pairs whose current
-/// option contains the new fault, and undoes on the way back.
+/// Under a fault set a subpath's choice is its first option that misses every
+/// fault. Because RouteKey order is lexicographic and additive and the two
+/// parts of a route are clear independently, the best route with at most k
+/// intermediate nodes is
+///   best_k(a, d) = min(seg(a, d), min_b seg(a, b) + best_{k-1}(b, d) + one I).
+/// Faults are added one at a time along a depth-first enumeration of the
+/// combinations; a pair is recomputed only when the new fault lies on its
+/// current choice (otherwise that choice stays optimal), and every change is
+/// undone on the way back.
 class FaultToleranceAnalyzer {
  public:
   /// Throws ConfigError when the network has more than 256 links or when
@@ -75,7 +81,7 @@ class FaultToleranceAnalyzer {
 
   const KAryNCube& cube() const { return m_cube; }
   const Mechanism& mechanism() const { return m_mech; }
-  /// Route options kept over all pairs (after dropping dominated ones).
+  /// Subpath options kept over all pairs (after dropping dominated ones).
   std::size_t option_count() const { return m_options.size(); }
 
   /// Outcome per ordered pair, index s * nodes + d (s == d entries are kRouted
@@ -98,7 +104,7 @@ class FaultToleranceAnalyzer {
  private:
   struct Option {
     LinkMask mask;
-    std::uint8_t category;
+    std::uint32_t key;  ///< packed RouteKey (see pack_key)
   };
   class State;
   friend class State;
@@ -108,8 +114,19 @@ class FaultToleranceAnalyzer {
   int m_nodes = 0;
   std::vector<Option> m_options;
   std::vector<std::uint32_t> m_first;  ///< per pair index: first option; size pairs + 1
-  std::vector<RouteKey> m_keys;        ///< per option, for evaluate()
 };
+
+/// RouteKey packed into 32 bits so that integer order and addition match the
+/// key's (fields below 256): length << 24 | intermediates << 16 |
+/// deterministic << 8 | misrouted.
+inline std::uint32_t pack_key(const RouteKey& k) {
+  return static_cast<std::uint32_t>(k.length) << 24 | static_cast<std::uint32_t>(k.intermediates) << 16 |
+         static_cast<std::uint32_t>(k.deterministic) << 8 | static_cast<std::uint32_t>(k.misrouted);
+}
+inline RouteKey unpack_key(std::uint32_t k) {
+  return RouteKey{static_cast<int>(k >> 24), static_cast<int>((k >> 16) & 0xff), static_cast<int>((k >> 8) & 0xff),
+                  static_cast<int>(k & 0xff)};
+}
 
 /// Number of combinations C(n, k) as a double-free integer (k <= 20).
 std::uint64_t binomial(int n, int k);

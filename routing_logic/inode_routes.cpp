@@ -147,15 +147,13 @@ void CubeGeometry::for_each_prefix(NodeId a, int max_length,
   const int n = dims();
   Segment seg;
   // Depth-first over steps in strictly increasing direction order. A step in
-  // d- after d+ walks back over the same ring and is always dominated (a
-  // shorter prefix uses a subset of its links), so it is skipped.
+  // d- right after a step in d+ walks back over the same ring and is always
+  // dominated (one shorter step, or none, uses a subset of its links and keeps
+  // the order), so it is skipped. d- after d+ with other steps between is a
+  // real detour (Figure 6b) and is kept.
   std::function<void(NodeId, int, int, int)> rec = [&](NodeId cur, int first_dir, int depth, int used) {
     for (int dir = first_dir; dir < 2 * n; ++dir) {
-      if (dir >= n) {
-        bool reversal = false;
-        for (int i = 0; i < depth; ++i) reversal |= seg.misroute[static_cast<std::size_t>(i)].direction == dir - n;
-        if (reversal) continue;
-      }
+      if (dir >= n && depth > 0 && seg.misroute[static_cast<std::size_t>(depth - 1)].direction == dir - n) continue;
       NodeId end = cur;
       for (int h = 1; h <= max_misroute_hops(dir) && used + h <= max_length; ++h) {
         if (link(end, dir) == kNone) break;
