@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "routing_logic/fault_set.hpp"
 #include "routing_logic/topology.hpp"
 
 namespace ftsim::routing {
@@ -127,6 +128,21 @@ class RoutingRelation {
   /// Called when the packet leaves on (port, vc); relations with header state
   /// update it here. Default: nothing.
   virtual void on_hop(PacketHeader& /*h*/, RouterId /*r*/, PortId /*port*/, VcId /*vc*/) const {}
+
+  /// Static fault model with offline route computation (intermediate nodes,
+  /// section 3): the faults present from cycle 0, given once before the run.
+  /// Default: nothing (relations that read port_alive at run time).
+  virtual void set_static_faults(const FaultSet& /*faults*/) {}
+  /// True when the relation supports only faults present from cycle 0 (the
+  /// run rejects later faults and repairs with a ConfigError).
+  virtual bool static_faults_only() const { return false; }
+  /// Extra header flits of a packet from src to dst (subheaders of Figure 8
+  /// in the intermediate-nodes paper); added to the packet's length.
+  virtual int header_overhead_flits(NodeId /*src*/, NodeId /*dst*/, int /*flit_bytes*/) const { return 0; }
+  /// Largest header_overhead_flits over all pairs (for buffer checks).
+  virtual int max_header_overhead_flits(int /*flit_bytes*/) const { return 0; }
+  /// Figures for stats.json ("routing" object): name -> number.
+  virtual std::vector<std::pair<std::string, double>> report() const { return {}; }
 
   const Topology& topology() const { return *m_topo; }
   int vcs() const { return m_vcs; }

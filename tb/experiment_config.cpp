@@ -212,7 +212,15 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (f.IsSequence()) {
       schedule = f;
     } else if (f.IsMap()) {
-      check_map(c, f, "faults", {"schedule", "random_links", "random_seed", "random_at", "detection_delay"});
+      check_map(c, f, "faults",
+                {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
+      if (f["model"]) {
+        cfg.faults.model = f["model"].as<std::string>();
+        if (cfg.faults.model != "links" && cfg.faults.model != "bgl-planes")
+          throw ConfigError(fmt::format("{} = '{}': allowed links, bgl-planes", c.key("faults.model"), cfg.faults.model));
+      }
+      if (f["bgl_plane_nodes"])
+        cfg.faults.bgl_plane_nodes = get_num<int>(c, f["bgl_plane_nodes"], "faults.bgl_plane_nodes", 1, 1 << 20);
       if (f["schedule"]) schedule = f["schedule"];
       auto& fs = cfg.faults;
       if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);

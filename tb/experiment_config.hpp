@@ -52,6 +52,12 @@ struct FaultsSpec {
   std::uint64_t random_seed = 1;
   std::int64_t random_at = 0;
   std::int64_t detection_delay = 10;  ///< cycles from a fault to its detection at both ends
+  /// "links": faulty links fail. "bgl-planes": the BlueGene/L-like baseline
+  /// of the intermediate-nodes paper (section 5.3.3): each faulty link's plane
+  /// of `bgl_plane_nodes` nodes is bypassed (its nodes neither send nor
+  /// receive) and the link itself is cabled around, so it does not fail.
+  std::string model = "links";
+  int bgl_plane_nodes = 32;  ///< nodes per bypassed plane: a multiple of k_x dividing k_x*k_y
 };
 
 /// Immunet protocol latencies (section 6 defaults).

@@ -155,12 +155,30 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   Network net("net", cfg);
   std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
-  net.update_traffic_components(permanent_faults([&] {
+  std::vector<routing::NodeId> bypassed;
+  if (cfg.faults.model == "bgl-planes") {
+    bypassed = bgl_bypassed_nodes(net.topology(), faults, cfg.faults.bgl_plane_nodes);
+    faults.clear();  // cabled around: the links themselves keep working
+  }
+  if (net.relation().static_faults_only()) {
+    for (const auto& f : faults)
+      if (f.at != 0 || f.repair >= 0)
+        throw routing::ConfigError(fmt::format(
+            "routing '{}' computes its routes offline (static fault model): fault '{}' must be present from cycle 0 "
+            "and permanent (got at = {}, repair = {})",
+            cfg.routing, f.label, f.at, f.repair));
+    net.set_static_faults(permanent_faults(faults));
+  }
+  auto with_bypassed = [&](std::vector<int> comp) {
+    for (routing::NodeId n : bypassed) comp[static_cast<std::size_t>(n)] = -1;
+    return comp;
+  };
+  net.set_traffic_components(with_bypassed(routing::node_components(net.topology(), permanent_faults([&] {
     std::vector<ResolvedFault> at0;
     for (const auto& f : faults)
       if (f.at == 0) at0.push_back(f);
     return at0;
-  }()));
+  }()))));
   FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
   Monitor monitor("monitor", net, cfg, opts.quiet);
 
@@ -204,7 +222,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
 
   const routing::Topology& topo = net.topology();
   const routing::FaultSet perm = permanent_faults(faults);
-  const auto comp = routing::node_components(topo, perm);
+  const auto comp = with_bypassed(routing::node_components(topo, perm));
   const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
   const double measure = static_cast<double>(cfg.sim.measure_cycles);
   const std::uint64_t cycles = monitor.end_cycle;
@@ -221,6 +239,13 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["live_nodes"] = live_nodes;
   j["offered_load"] = static_cast<double>(s.window_flits_created) / (live_nodes * measure);
   j["accepted_load"] = static_cast<double>(s.window_flits_delivered) / (live_nodes * measure);
+  j["accepted_flits_per_cycle"] = static_cast<double>(s.window_flits_delivered) / measure;
+  {
+    nlohmann::json rr = nlohmann::json::object();
+    for (const auto& [k, v] : net.relation().report()) rr[k] = v;
+    if (!rr.empty()) j["routing_report"] = rr;
+  }
+  if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = bypassed.size();
   j["latency_cycles"] = percentiles(s.latencies);
   j["network_latency_cycles"] = percentiles(s.network_latencies);
   j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;

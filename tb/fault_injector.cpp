@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "routing_logic/kary_ncube.hpp"
 #include "tb/traffic_generator.hpp"
 
 namespace ftsim::tb {
@@ -27,6 +28,31 @@ int live_components(const routing::Topology& topo, const routing::FaultSet& fs) 
   return count;
 }
 }  // namespace
+
+std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, const std::vector<ResolvedFault>& faults,
+                                                int plane_nodes) {
+  const auto* cube = dynamic_cast<const routing::KAryNCube*>(&topo);
+  if (cube == nullptr || cube->dimensions() != 3)
+    throw ConfigError(fmt::format("faults.model = bgl-planes needs a 3-D mesh or torus, got {}", topo.spec()));
+  const int kx = cube->radix_of(0), ky = cube->radix_of(1);
+  if (plane_nodes % kx != 0 || (kx * ky) % plane_nodes != 0)
+    throw ConfigError(fmt::format("faults.bgl_plane_nodes = {}: must be a multiple of k_x = {} that divides k_x*k_y = {}",
+                                  plane_nodes, kx, kx * ky));
+  const int rows = plane_nodes / kx;
+  std::vector<char> off(static_cast<std::size_t>(topo.num_nodes()), 0);
+  for (const auto& f : faults) {
+    if (f.is_router)
+      throw ConfigError(fmt::format("faults.model = bgl-planes takes link faults only, got switch '{}'", f.label));
+    const routing::RouterId a = topo.link(f.id).a;
+    const int block = cube->coord(a, 1) / rows, z = cube->coord(a, 2);
+    for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+      if (cube->coord(n, 2) == z && cube->coord(n, 1) / rows == block) off[static_cast<std::size_t>(n)] = 1;
+  }
+  std::vector<routing::NodeId> out;
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+    if (off[static_cast<std::size_t>(n)]) out.push_back(n);
+  return out;
+}
 
 routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults) {
   routing::FaultSet fs;

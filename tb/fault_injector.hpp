@@ -30,6 +30,15 @@ struct ResolvedFault {
 std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec,
                                           bool allow_disconnect = false);
 
+/// BlueGene/L-like baseline (intermediate-nodes paper, section 5.3.3): the
+/// nodes of the plane each faulty link lies in, which the machine bypasses.
+/// A plane is `plane_nodes` nodes of a 3-D mesh/torus: all of X, plane_nodes /
+/// k_x consecutive rows of Y (the block holding the link's first end), one Z.
+/// Throws ConfigError for a topology that is not 3-D, a plane size that does
+/// not tile an XY layer, or a switch fault.
+std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, const std::vector<ResolvedFault>& faults,
+                                                int plane_nodes);
+
 /// The permanent part of a fault list (no repair), as a FaultSet.
 routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults);
 

@@ -36,7 +36,14 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
   m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
                                         : routing::make_routing(cfg.routing);
   m_relation->configure(*m_topo, cfg.router.vcs);
-  const int max_len = cfg.traffic.max_packet_flits();
+  // Packets carry the relation's extra header flits (intermediate-node
+  // subheaders) on top of traffic.packet_flits.
+  const int max_len = cfg.traffic.max_packet_flits() + m_relation->max_header_overhead_flits(cfg.traffic.flit_bytes);
+  if (cfg.router.vct && cfg.router.buffer_flits < max_len)
+    throw ConfigError(fmt::format(
+        "router.buffer_flits = {}: virtual cut-through needs room for the longest packet, {} flits with the routing "
+        "header; allowed {}..4096",
+        cfg.router.buffer_flits, max_len, max_len));
   if (m_relation->needs_bubble()) {
     if (!cfg.router.vct)
       throw ConfigError(fmt::format(
@@ -215,6 +222,8 @@ void Network::fail_router(routing::RouterId r) {
     if (pp.link != routing::kNone) fail_link(pp.link);
   }
 }
+
+void Network::set_traffic_components(const std::vector<int>& comp) { m_pattern->set_components(comp); }
 
 void Network::update_traffic_components(const routing::FaultSet& permanent) {
   m_pattern->set_components(routing::node_components(*m_topo, permanent));

@@ -41,6 +41,12 @@ class Network : public sc_core::sc_module {
   hw::NetworkContext& context() { return m_ctx; }
   const routing::Topology& topology() const { return *m_topo; }
   const routing::RoutingRelation& relation() const { return *m_relation; }
+  /// Static fault model: hands the faults present from cycle 0 to the routing
+  /// relation (offline route computation).
+  void set_static_faults(const routing::FaultSet& fs) { m_relation->set_static_faults(fs); }
+  /// Traffic endpoints: per node its component, -1 for a node that neither
+  /// sends nor receives.
+  void set_traffic_components(const std::vector<int>& comp);
   TrafficPattern& pattern() { return *m_pattern; }
   std::uint64_t cycle() const;
 
