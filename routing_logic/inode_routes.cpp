@@ -142,8 +142,8 @@ NodeId CubeGeometry::misroute_walk(NodeId a, const Segment& seg, const std::func
   return cur;
 }
 
-void CubeGeometry::for_each_prefix(NodeId a, int max_length,
-                                   const std::function<void(const Segment&, NodeId, int)>& f) const {
+void CubeGeometry::for_each_prefix(NodeId a, int max_length, const std::function<void(const Segment&, NodeId, int)>& f,
+                                   NodeId target) const {
   const int n = dims();
   Segment seg;
   // Depth-first over steps in strictly increasing direction order. A step in
@@ -158,6 +158,7 @@ void CubeGeometry::for_each_prefix(NodeId a, int max_length,
       for (int h = 1; h <= max_misroute_hops(dir) && used + h <= max_length; ++h) {
         if (link(end, dir) == kNone) break;
         end = step(end, dir);
+        if (target != kNone && used + h + distance(end, target) > max_length) break;
         seg.misroute[static_cast<std::size_t>(depth)] = MisrouteStep{static_cast<std::uint8_t>(dir),
                                                                      static_cast<std::uint8_t>(h)};
         seg.misroute_steps = static_cast<std::uint8_t>(depth + 1);
@@ -218,40 +219,47 @@ void segment_options(const CubeGeometry& geo, const Mechanism& mech, NodeId a, N
     }
   }
   if (!mech.misroute) return;
-  geo.for_each_prefix(a, budget, [&](const Segment& pre, NodeId p, int plen) {
-    const int rest = geo.distance(p, b);
-    if (plen + rest > budget) return;
-    Segment s = pre;
-    s.to = b;
-    f(s, RouteKey{plen + rest, 0, 0, 1});
-    if (mech.deterministic) {
-      s.deterministic = true;
-      f(s, RouteKey{plen + rest, 0, 1, 1});
-    }
-  });
+  geo.for_each_prefix(
+      a, budget,
+      [&](const Segment& pre, NodeId p, int plen) {
+        const int rest = geo.distance(p, b);
+        Segment s = pre;
+        s.to = b;
+        f(s, RouteKey{plen + rest, 0, 0, 1});
+        if (mech.deterministic) {
+          s.deterministic = true;
+          f(s, RouteKey{plen + rest, 0, 1, 1});
+        }
+      },
+      b);
 }
 
 }  // namespace
 
 void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, NodeId d, int max_length,
+                      int intermediates, const std::function<bool(NodeId, const Segment&)>& segment_ok,
                       const std::function<void(const Route&)>& f) {
   Route route;
   const int nodes = geo.cube().num_nodes();
   std::function<void(NodeId, int, RouteKey)> rec = [&](NodeId a, int depth, RouteKey used) {
     const int budget = max_length - used.length;
-    segment_options(geo, mech, a, d, budget, [&](const Segment& seg, const RouteKey& k) {
-      route.segments[static_cast<std::size_t>(depth)] = seg;
-      route.count = depth + 1;
-      route.key = used + k;
-      route.key.intermediates = depth;
-      f(route);
-    });
-    if (depth >= mech.max_intermediates) return;
+    if (depth == intermediates) {
+      segment_options(geo, mech, a, d, budget, [&](const Segment& seg, const RouteKey& k) {
+        if (segment_ok && !segment_ok(a, seg)) return;
+        route.segments[static_cast<std::size_t>(depth)] = seg;
+        route.count = depth + 1;
+        route.key = used + k;
+        route.key.intermediates = depth;
+        f(route);
+      });
+      return;
+    }
     for (NodeId b = 0; b < nodes; ++b) {
       if (b == a || b == d || b == s) continue;
       const int rest = geo.distance(b, d);
       if (geo.distance(a, b) + rest > budget) continue;
       segment_options(geo, mech, a, b, budget - rest, [&](const Segment& seg, const RouteKey& k) {
+        if (segment_ok && !segment_ok(a, seg)) return;
         route.segments[static_cast<std::size_t>(depth)] = seg;
         rec(b, depth + 1, used + k);
       });
@@ -261,23 +269,28 @@ void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, 
   rec(s, 0, RouteKey{});
 }
 
+void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, NodeId d, int max_length,
+                      const std::function<void(const Route&)>& f) {
+  for (int k = 0; k <= mech.max_intermediates; ++k) enumerate_routes(geo, mech, s, d, max_length, k, nullptr, f);
+}
+
 bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLinks& faults, NodeId s, NodeId d,
                 Route& out, int max_extra) {
   const bool order = uses_direction_order(mech);
   const int l0 = geo.distance(s, d);
+  const auto clear = [&](NodeId from, const Segment& seg) { return faults.segment_clear(from, seg, order); };
+  // RouteKey compares the length first, then the number of intermediate
+  // nodes: the first (length, k) with a fault-free route holds the best one.
   for (int extra = 0; extra <= max_extra; ++extra) {
-    bool found = false;
-    enumerate_routes(geo, mech, s, d, l0 + extra, [&](const Route& r) {
-      if (r.key.length != l0 + extra || (found && !(r.key < out.key))) return;
-      NodeId from = s;
-      for (int i = 0; i < r.count; ++i) {
-        if (!faults.segment_clear(from, r.segments[static_cast<std::size_t>(i)], order)) return;
-        from = r.segments[static_cast<std::size_t>(i)].to;
-      }
-      out = r;
-      found = true;
-    });
-    if (found) return true;
+    for (int k = 0; k <= mech.max_intermediates; ++k) {
+      bool found = false;
+      enumerate_routes(geo, mech, s, d, l0 + extra, k, clear, [&](const Route& r) {
+        if (r.key.length != l0 + extra || (found && !(r.key < out.key))) return;
+        out = r;
+        found = true;
+      });
+      if (found) return true;
+    }
   }
   return false;
 }

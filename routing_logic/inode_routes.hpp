@@ -116,7 +116,11 @@ class CubeGeometry {
   /// All misrouting prefixes from a (1..3 steps, strictly increasing
   /// direction order, 1..max_misroute_hops hops each) of total length <=
   /// max_length; f(prefix segment with misroute filled, end node, length).
-  void for_each_prefix(NodeId a, int max_length, const std::function<void(const Segment&, NodeId, int)>& f) const;
+  /// With a target, only prefixes whose length plus the distance from their
+  /// end to the target stays <= max_length (a hop never lowers that sum, so
+  /// the walk is cut as soon as it exceeds it).
+  void for_each_prefix(NodeId a, int max_length, const std::function<void(const Segment&, NodeId, int)>& f,
+                       NodeId target = kNone) const;
 
  private:
   const KAryNCube& m_cube;
@@ -146,6 +150,13 @@ class FaultyLinks {
 /// their predecessor. Order: by number of segments, then node id, then
 /// segment options; keys are not sorted.
 void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, NodeId d, int max_length,
+                      const std::function<void(const Route&)>& f);
+
+/// Same, restricted to routes with exactly `intermediates` intermediate nodes
+/// whose every subpath passes segment_ok(from, segment) (a pruning filter:
+/// a rejected subpath is not extended).
+void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, NodeId d, int max_length,
+                      int intermediates, const std::function<bool(NodeId, const Segment&)>& segment_ok,
                       const std::function<void(const Route&)>& f);
 
 /// The preferred fault-free route from s to d (smallest RouteKey, first in

@@ -219,7 +219,8 @@ int run_sweep(const SweepOptions& opts) {
   if (!points.empty())
     for (const auto& [k, v] : points[0].values) csv << "," << k;
   csv << ",exit_code,offered_load,accepted_load,latency_mean,latency_p50,latency_p99,latency_max,mean_hops,"
-         "injected,delivered,dropped,in_flight,deadlock,cycles,wall_seconds,node_cycles_per_second\n";
+         "injected,delivered,dropped,in_flight,deadlock,cycles,wall_seconds,node_cycles_per_second,live_nodes,"
+         "accepted_flits_per_cycle,dropped_no_route\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     std::ifstream in(p.dir + "/stats.json");
@@ -242,9 +243,11 @@ int run_sweep(const SweepOptions& opts) {
           << num(s["latency_cycles"]["max"]) << "," << num(s["mean_hops"]) << "," << num(s["packets"]["injected"])
           << "," << num(s["packets"]["delivered"]) << "," << num(s["packets"]["dropped"]) << ","
           << num(s["packets"]["in_flight"]) << "," << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"])
-          << "," << num(s["wall_seconds"]) << "," << num(s["node_cycles_per_second"]);
+          << "," << num(s["wall_seconds"]) << "," << num(s["node_cycles_per_second"]) << "," << num(s["live_nodes"])
+          << "," << num(s.value("accepted_flits_per_cycle", nlohmann::json())) << ","
+          << num(s["dropped_by_reason"].value("no_route", nlohmann::json()));
     } else {
-      csv << ",,,,,,,,,,,,,,,";
+      csv << ",,,,,,,,,,,,,,,,,,";
     }
     csv << "\n";
   }
