@@ -330,3 +330,47 @@ TEST(Cli, AnalyzeRoutingSuccess) {
   EXPECT_EQ(names, (std::set<std::string>{"shortest", "go-neighbor-switch", "go-down-level", "three-turn", "gns+gdl",
                                           "gns+xt+gdl", "tt+gdl", "connectivity"}));
 }
+
+TEST(Cli, AnalyzeFaultTolerance) {
+  const auto d = tmpdir("ftol");
+  // 3x3 torus (18 links): every combination of 1..2 faults, C(18,1) + C(18,2).
+  const Result r = run("analyze fault-tolerance --topology torus:3x3 --mechanism I --faults 1..2 --exhaustive "
+                       "--threads 2 --quiet --out " + d + "/ft.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  nlohmann::json j;
+  std::ifstream(d + "/ft.json") >> j;
+  ASSERT_EQ(j["results"].size(), 2U);
+  EXPECT_EQ(j["results"][0]["combinations"].get<long>(), 18);
+  EXPECT_EQ(j["results"][1]["combinations"].get<long>(), 153);
+  for (const auto& row : j["results"])
+    for (const char* k :
+         {"faults", "combinations", "not_tolerated_percent", "affected_paths_percent", "mechanism_share"})
+      EXPECT_TRUE(row.contains(k)) << k;
+  EXPECT_EQ(j["combinations"].get<long>(), 171);
+  EXPECT_TRUE(j.contains("combinations_per_second"));
+  EXPECT_TRUE(j.contains("fault_tolerant_up_to"));
+  // The distance-1 region of the 3x3x3 torus has 33 links (section 5.1.1).
+  const Result reg = run("analyze fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --region "
+                         "distance1 --quiet --out " + d + "/reg.json");
+  ASSERT_EQ(reg.code, 0) << reg.output;
+  std::ifstream(d + "/reg.json") >> j;
+  EXPECT_EQ(j["region_links"].get<int>(), 33);
+  EXPECT_EQ(j["results"][1]["combinations"].get<long>(), 33 * 32 / 2);
+  // Sampling: exactly N combinations per count; progress lines otherwise.
+  const Result smp = run("analyze fault-tolerance --topology torus:3x3x3 --mechanism Ix2 --faults 6..7 --samples 400 "
+                         "--seed 3 --out " + d + "/smp.json");
+  ASSERT_EQ(smp.code, 0) << smp.output;
+  EXPECT_NE(smp.output.find("combinations/s"), std::string::npos) << smp.output;
+  std::ifstream(d + "/smp.json") >> j;
+  EXPECT_EQ(j["results"][0]["combinations"].get<long>(), 400);
+  // Bad input: exit code 2, one message naming the problem.
+  const Result none = run("analyze fault-tolerance --faults 1..2 --out " + d + "/x.json");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.output.find("--exhaustive"), std::string::npos) << none.output;
+  const Result bad = run("analyze fault-tolerance --mechanism I+Q --exhaustive --out " + d + "/x.json");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("I+Q"), std::string::npos) << bad.output;
+  EXPECT_EQ(run("analyze fault-tolerance --topology kary-ntree:4,3 --exhaustive --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze fault-tolerance --topology torus:8x8x8 --exhaustive --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze fault-tolerance --exhaustive --samples 5 --out " + d + "/x.json").code, 2);
+}
