@@ -9,9 +9,11 @@
 namespace ftsim::hw {
 
 /// Why a packet was dropped. Order matches kDropReasonNames.
-enum class DropReason : std::uint8_t { kLinkFailure, kSwitchFailure, kNoRoute, kCount };
+/// kRerouteDiscard: a dynamic-local-rerouting U-turn switch ran out of
+/// upward ports to test (fat-tree DLR, section VI-A step 4).
+enum class DropReason : std::uint8_t { kLinkFailure, kSwitchFailure, kNoRoute, kRerouteDiscard, kCount };
 inline const char* drop_reason_name(DropReason r) {
-  static const char* kNames[] = {"link_failure", "switch_failure", "no_route"};
+  static const char* kNames[] = {"link_failure", "switch_failure", "no_route", "reroute_discarded"};
   return kNames[static_cast<int>(r)];
 }
 

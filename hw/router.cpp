@@ -378,6 +378,8 @@ bool Router::compute_route(int p, int v, std::uint32_t packet) {
   q.header = &m_ctx.packets[packet].header;
   q.view.port_alive = m_port_alive;
   q.view.immunet = m_immunet;
+  q.view.reroute = &m_reroute;
+  q.view.cycle = m_last_tick;
   if (!m_table.empty()) {
     q.view.forwarding = m_table.data();
     q.view.forwarding_size = m_table.size();
@@ -412,7 +414,7 @@ void Router::route_computation(std::uint64_t c) {
           throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
                                              name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
         if (!compute_route(p, v, f.packet)) {
-          m_ctx.drop(f.packet, DropReason::kNoRoute);
+          m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
           discard_front(p, v, c);
           continue;
         }

@@ -143,6 +143,7 @@ class Router : public sc_core::sc_module {
   tables::ForwardingTable m_table;
   const routing::ImmunetView* m_immunet = nullptr;
   std::uint64_t m_port_alive = ~0ULL;
+  routing::RerouteState m_reroute;  ///< ADLR re-route vector (fat trees)
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
   int m_waiting_va = 0;  // input VCs in kVcAlloc

@@ -2,6 +2,7 @@
 
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
+#include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/inode_routing.hpp"
 #include "routing_logic/mikant_ft.hpp"
@@ -19,6 +20,10 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"immunet",
        "Immunet adaptive bubble routing over Safe/Adaptive/SS tables, with emergency reconfiguration (torus)"},
       {"updown", "k-ary n-tree: adaptive up to a least common ancestor, deterministic down"},
+      {"updown-det", "k-ary n-tree: deterministic destination-based (D-mod-k) up/down; table-driven under DDRC"},
+      {"ddlr", "k-ary n-tree: deterministic dynamic local rerouting, NL + ML layers, Algorithm 1 tables (>= 2 VCs)"},
+      {"ddlr-1fault", "k-ary n-tree: deterministic dynamic local rerouting for one fault, no extra layer"},
+      {"adlr", "k-ary n-tree: adaptive dynamic local rerouting with a re-route bit vector per U-turn switch"},
       {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
       {"go-neighbor-switch", "MiKANT: Algorithm 1 + Go-Neighbor-Switch around a faulty up link"},
       {"go-down-level", "MiKANT: Algorithm 1 + Go-Down-Level around a faulty down link"},
@@ -39,6 +44,10 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "duato") return std::make_unique<DuatoRouting>();
   if (name == "immunet") return std::make_unique<ImmunetRouting>();
   if (name == "updown") return std::make_unique<UpDownRouting>();
+  if (name == "updown-det") return std::make_unique<UpDownDeterministicRouting>();
+  if (name == "ddlr") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kDeterministic);
+  if (name == "ddlr-1fault") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kOneFault);
+  if (name == "adlr") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kAdaptive);
   if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();
   if (name == "go-neighbor-switch") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, false});
   if (name == "go-down-level") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true});

@@ -46,7 +46,14 @@ struct RouteSet {
   static constexpr int kMax = 32;
   std::array<RouteCandidate, kMax> items;
   int size = 0;
-  void clear() { size = 0; }
+  /// Set with an empty set when the relation discards the packet on purpose
+  /// (a DLR U-turn switch that tested every upward port), not for lack of a
+  /// route.
+  bool discarded = false;
+  void clear() {
+    size = 0;
+    discarded = false;
+  }
   void add(const RouteCandidate& c) {
     if (size < kMax) items[size++] = c;
   }
@@ -76,6 +83,14 @@ struct ImmunetView {
   bool tables_complete = true;
 };
 
+/// Switch-side state of adaptive dynamic local rerouting (fat-tree ADLR,
+/// section VII-A): the re-route bit vector of a U-turn switch, bit j for
+/// upward port k + j, cleared after `timeout` cycles without a U-turn.
+struct RerouteState {
+  std::uint64_t bits = 0;
+  std::uint64_t last_uturn = 0;
+};
+
 /// Read-only view of a router's local state passed to a relation.
 struct RouterView {
   /// Bit p set when output port p is usable (link alive and fault detected
@@ -87,6 +102,12 @@ struct RouterView {
   int forwarding_size = 0;
   /// Immunet tables, when the relation is "immunet".
   const ImmunetView* immunet = nullptr;
+  /// ADLR re-route vector of this switch (owned by the router, updated by the
+  /// relation when a U-turn happens), or nullptr: then a U-turn may take any
+  /// other upward port (the superset used by CDG enumeration).
+  RerouteState* reroute = nullptr;
+  /// Current cycle (for the re-route vector's time-out).
+  std::uint64_t cycle = 0;
 };
 
 /// Where the packet is: router, input port, input VC (the VC it occupies at

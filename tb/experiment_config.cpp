@@ -119,7 +119,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
   check_map(c, root, "",
-            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet"});
+            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr", "ddrc"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
 
@@ -257,6 +257,26 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       m.control_packet_cycles =
           get_num<int>(c, im["control_packet_cycles"], "immunet.control_packet_cycles", 1, 100000000);
     if (im["max_moves"]) m.max_moves = get_num<int>(c, im["max_moves"], "immunet.max_moves", 0, 255);
+  }
+  if (const YAML::Node dl = root["dlr"]) {
+    check_map(c, dl, "dlr", {"reroute_timeout"});
+    if (dl["reroute_timeout"])
+      cfg.dlr.reroute_timeout =
+          get_num<std::int64_t>(c, dl["reroute_timeout"], "dlr.reroute_timeout", 1, std::int64_t{1} << 40);
+  }
+  if (const YAML::Node dd = root["ddrc"]) {
+    check_map(c, dd, "ddrc", {"enabled", "notification_cycles", "computation_cycles", "distribution_cycles"});
+    auto& d = cfg.ddrc;
+    if (dd["enabled"]) d.enabled = get_bool(c, dd["enabled"], "ddrc.enabled");
+    if (dd["notification_cycles"])
+      d.notification_cycles =
+          get_num<std::int64_t>(c, dd["notification_cycles"], "ddrc.notification_cycles", 0, std::int64_t{1} << 40);
+    if (dd["computation_cycles"])
+      d.computation_cycles =
+          get_num<std::int64_t>(c, dd["computation_cycles"], "ddrc.computation_cycles", 0, std::int64_t{1} << 40);
+    if (dd["distribution_cycles"])
+      d.distribution_cycles =
+          get_num<std::int64_t>(c, dd["distribution_cycles"], "ddrc.distribution_cycles", 0, std::int64_t{1} << 40);
   }
 
   // Cross-field checks.

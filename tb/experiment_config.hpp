@@ -71,6 +71,24 @@ struct ImmunetSpec {
   std::string boot_safe_network = "dimension-rings";
 };
 
+/// Dynamic local rerouting in fat trees (section VII-A).
+struct DlrSpec {
+  std::int64_t reroute_timeout = 10000;  ///< ADLR: cycles of U-turn inactivity before the vector clears
+};
+
+/// DDRC, the endpoint reconfiguration baseline (section VIII): on a detected
+/// fault the detecting switch notifies the subnet manager, which recomputes
+/// up/down tables without the faulty link and writes them into every switch.
+/// With routing updown-det this is DDRC; with ddlr/adlr it is the hybrid.
+struct DdrcSpec {
+  bool enabled = false;
+  std::int64_t notification_cycles = 100;  ///< detecting switch -> subnet manager
+  std::int64_t computation_cycles = 0;     ///< table computation in the manager
+  /// Until every switch holds the new tables: 0.03 s at 1,953,125 cycles/s
+  /// (section IX).
+  std::int64_t distribution_cycles = 58593;
+};
+
 struct ExperimentConfig {
   std::string topology = "mesh:8x8";
   std::string routing = "dor";
@@ -79,6 +97,8 @@ struct ExperimentConfig {
   SimSpec sim;
   FaultsSpec faults;
   ImmunetSpec immunet;
+  DlrSpec dlr;
+  DdrcSpec ddrc;
   YAML::Node source;  ///< the document after --set overrides, for the record
 };
 

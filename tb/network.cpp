@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/updown.hpp"
 
@@ -36,6 +37,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
   m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
                                         : routing::make_routing(cfg.routing);
   m_relation->configure(*m_topo, cfg.router.vcs);
+  if (auto* dlr = dynamic_cast<routing::FatTreeDlrRouting*>(m_relation.get()))
+    dlr->set_reroute_timeout(static_cast<std::uint64_t>(cfg.dlr.reroute_timeout));
   // Packets carry the relation's extra header flits (intermediate-node
   // subheaders) on top of traffic.packet_flits.
   const int max_len = cfg.traffic.max_packet_flits() + m_relation->max_header_overhead_flits(cfg.traffic.flit_bytes);

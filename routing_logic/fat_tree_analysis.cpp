@@ -1,0 +1,198 @@
+#include "routing_logic/fat_tree_analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "routing_logic/inode_analyzer.hpp"  // binomial
+
+namespace ftsim::routing {
+
+namespace {
+
+bool ancestor(const KAryNTree& t, RouterId s, NodeId d) {
+  for (int i = 0; i < t.tier(s); ++i)
+    if (t.switch_digit(s, i) != t.node_digit(d, i)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults) {
+  const auto alive = alive_port_masks(tree, faults);
+  const int k = tree.k(), n = tree.n();
+  const int switches = tree.num_routers(), nodes = tree.num_nodes();
+  std::vector<std::vector<char>> down_ok(static_cast<std::size_t>(switches), std::vector<char>(nodes, 0));
+  std::vector<std::vector<char>> reach(static_cast<std::size_t>(switches), std::vector<char>(nodes, 0));
+  std::vector<std::vector<std::int32_t>> table(static_cast<std::size_t>(switches),
+                                               std::vector<std::int32_t>(nodes, kNone));
+  auto live = [&](RouterId r, PortId p) { return (alive[static_cast<std::size_t>(r)] >> p & 1U) != 0; };
+  // Downward paths, bottom tier first.
+  for (int l = n - 1; l >= 0; --l)
+    for (RouterId s = 0; s < switches; ++s) {
+      if (tree.tier(s) != l) continue;
+      for (NodeId d = 0; d < nodes; ++d) {
+        if (!ancestor(tree, s, d)) continue;
+        const PortId dp = tree.node_digit(d, l);
+        if (!live(s, dp)) continue;
+        const PortPeer& pp = tree.peer(s, dp);
+        down_ok[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] =
+            pp.kind == PortPeer::Kind::kNode ? 1 : down_ok[static_cast<std::size_t>(pp.id)][static_cast<std::size_t>(d)];
+      }
+    }
+  // Up*/down* reachability, top tier first.
+  for (int l = 0; l < n; ++l)
+    for (RouterId s = 0; s < switches; ++s) {
+      if (tree.tier(s) != l) continue;
+      for (NodeId d = 0; d < nodes; ++d) {
+        auto& t = table[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)];
+        if (down_ok[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)]) {
+          t = tree.node_digit(d, l);
+          reach[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = 1;
+          continue;
+        }
+        if (l == 0) continue;
+        const PortId preferred = k + tree.node_digit(d, l);
+        auto up_ok = [&](PortId p) {
+          return live(s, p) && reach[static_cast<std::size_t>(tree.peer(s, p).id)][static_cast<std::size_t>(d)] != 0;
+        };
+        PortId chosen = up_ok(preferred) ? preferred : kNone;
+        for (PortId p = k; p < 2 * k && chosen == kNone; ++p)
+          if (up_ok(p)) chosen = p;
+        t = chosen;
+        reach[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen != kNone ? 1 : 0;
+      }
+    }
+  return table;
+}
+
+bool ddrc_connected(const KAryNTree& tree, const FaultSet& faults) {
+  const auto table = ddrc_tables(tree, faults);
+  for (NodeId s = 0; s < tree.num_nodes(); ++s) {
+    const RouterId leaf = tree.node_router(s);
+    for (NodeId d = 0; d < tree.num_nodes(); ++d)
+      if (s != d && table[static_cast<std::size_t>(leaf)][static_cast<std::size_t>(d)] == kNone) return false;
+  }
+  return true;
+}
+
+bool routing_connected(const RoutingRelation& relation, const FaultSet& faults) {
+  const auto& tree = dynamic_cast<const KAryNTree&>(relation.topology());
+  const auto alive = alive_port_masks(tree, faults);
+  std::vector<RerouteState> reroute(static_cast<std::size_t>(tree.num_routers()));
+  const int max_hops = 16 + 8 * tree.n() * tree.k();
+  for (NodeId s = 0; s < tree.num_nodes(); ++s)
+    for (NodeId d = 0; d < tree.num_nodes(); ++d) {
+      if (s == d) continue;
+      PacketHeader h;
+      h.src = s;
+      h.dst = d;
+      RouterId r = tree.node_router(s);
+      PortId in = tree.node_port(s);
+      VcId vc = 0;
+      bool injected = true, delivered = false;
+      RouteSet out;
+      for (int hop = 0; hop < max_hops; ++hop) {
+        RouteQuery q;
+        q.router = r;
+        q.in_port = in;
+        q.in_vc = vc;
+        q.injected_here = injected;
+        q.header = &h;
+        q.view.port_alive = alive[static_cast<std::size_t>(r)];
+        q.view.reroute = &reroute[static_cast<std::size_t>(r)];
+        q.view.cycle = static_cast<std::uint64_t>(hop);
+        out.clear();
+        relation.route(q, out);
+        if (out.size == 0) break;
+        const RouteCandidate& c = out.items[0];
+        const PortPeer& pp = tree.peer(r, c.port);
+        if (pp.kind == PortPeer::Kind::kNode) {
+          delivered = pp.id == d;
+          break;
+        }
+        if (pp.kind != PortPeer::Kind::kRouter || !(alive[static_cast<std::size_t>(r)] >> c.port & 1U)) break;
+        const VcId out_vc = c.vc_mask ? __builtin_ctz(c.vc_mask) : 0;
+        relation.on_hop(h, r, c.port, out_vc);
+        r = pp.id;
+        in = pp.port;
+        vc = out_vc;
+        injected = false;
+      }
+      if (!delivered) return false;
+    }
+  return true;
+}
+
+std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const std::string& mechanism,
+                                                   const std::vector<int>& fault_counts, long samples,
+                                                   std::uint64_t seed, int threads) {
+  if (mechanism != "dlr" && mechanism != "ddrc")
+    throw ConfigError(fmt::format("--mechanism '{}': allowed dlr, ddrc", mechanism));
+  if (samples < 1) throw ConfigError(fmt::format("--samples {}: allowed >= 1", samples));
+  std::vector<LinkId> links;  // switch-switch links: node links need extra hardware (section V)
+  for (const Link& lk : tree.links())
+    if (!lk.b_is_node) links.push_back(lk.id);
+  const int m = static_cast<int>(links.size());
+  std::vector<ConnectivityRow> rows;
+  for (int f : fault_counts) {
+    if (f > m)
+      throw ConfigError(fmt::format("--faults {}: {} has only {} switch-switch links", f, tree.spec(), m));
+    const std::uint64_t total = inodes::binomial(m, f);
+    ConnectivityRow row;
+    row.faults = f;
+    row.exact = total <= static_cast<std::uint64_t>(samples);
+    row.samples = row.exact ? static_cast<long>(total) : samples;
+    // Fault sets: every combination (exact) or random draws.
+    std::vector<std::vector<LinkId>> sets;
+    if (row.exact) {
+      std::vector<int> idx(static_cast<std::size_t>(f));
+      std::iota(idx.begin(), idx.end(), 0);
+      while (true) {
+        std::vector<LinkId> s;
+        for (int i : idx) s.push_back(links[static_cast<std::size_t>(i)]);
+        sets.push_back(s);
+        int i = f - 1;
+        while (i >= 0 && idx[static_cast<std::size_t>(i)] == m - f + i) --i;
+        if (i < 0) break;
+        ++idx[static_cast<std::size_t>(i)];
+        for (int j = i + 1; j < f; ++j) idx[static_cast<std::size_t>(j)] = idx[static_cast<std::size_t>(j - 1)] + 1;
+      }
+    } else {
+      std::mt19937_64 rng(seed * 1000003ULL + static_cast<std::uint64_t>(f));
+      for (long i = 0; i < samples; ++i) {
+        std::vector<LinkId> all = links;
+        for (int j = 0; j < f; ++j) {
+          std::uniform_int_distribution<int> pick(j, m - 1);
+          std::swap(all[static_cast<std::size_t>(j)], all[static_cast<std::size_t>(pick(rng))]);
+        }
+        sets.emplace_back(all.begin(), all.begin() + f);
+      }
+    }
+    std::atomic<long> connected{0};
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < std::max(1, threads); ++t)
+      pool.emplace_back([&] {
+        FatTreeDlrRouting ddlr(FatTreeDlrRouting::Variant::kDeterministic);
+        ddlr.configure(tree, 2);
+        for (std::size_t i = next++; i < sets.size(); i = next++) {
+          FaultSet fs;
+          fs.links = sets[i];
+          const bool ok = mechanism == "ddrc" ? ddrc_connected(tree, fs) : routing_connected(ddlr, fs);
+          if (ok) ++connected;
+        }
+      });
+    for (auto& th : pool) th.join();
+    row.connected_probability = static_cast<double>(connected.load()) / static_cast<double>(sets.size());
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace ftsim::routing
