@@ -53,10 +53,15 @@ std::uint64_t Router::now() const {
 }
 
 void Router::set_port_alive(int p, bool alive) {
+  const std::uint64_t before = m_port_alive;
   if (alive)
     m_port_alive |= (1ULL << p);
   else
     m_port_alive &= ~(1ULL << p);
+  // Packets waiting for VC allocation re-run route computation, so a route
+  // computed before a fault was detected does not wait forever on a dead port
+  // (and a repaired link is used again). Immunet has its own table epoch.
+  if (before != m_port_alive && m_immunet == nullptr) ++m_alive_epoch;
 }
 
 void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy) {
@@ -302,8 +307,9 @@ void Router::vc_allocation(std::uint64_t c) {
     for (int v = 0; v < vcs; ++v) {
       InputVc& iv = m_in[p].vcs[v];
       if (iv.state != InputVc::State::kVcAlloc || iv.ready > c) continue;
-      if (m_immunet != nullptr && iv.route_epoch != m_immunet->epoch && !compute_route(p, v, iv.packet)) {
-        m_ctx.drop(iv.packet, DropReason::kNoRoute);  // purged by route_computation below
+      if (iv.route_epoch != route_epoch() && !compute_route(p, v, iv.packet)) {
+        // purged by route_computation below
+        m_ctx.drop(iv.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
         continue;
       }
       const int len = m_ctx.packets[iv.packet].length;
@@ -386,7 +392,7 @@ bool Router::compute_route(int p, int v, std::uint32_t packet) {
   }
   iv.route.clear();
   m_ctx.relation->route(q, iv.route);
-  iv.route_epoch = m_immunet != nullptr ? m_immunet->epoch : 0;
+  iv.route_epoch = route_epoch();
   return iv.route.size > 0;
 }
 

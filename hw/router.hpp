@@ -144,6 +144,9 @@ class Router : public sc_core::sc_module {
   const routing::ImmunetView* m_immunet = nullptr;
   std::uint64_t m_port_alive = ~0ULL;
   routing::RerouteState m_reroute;  ///< ADLR re-route vector (fat trees)
+  std::uint32_t m_alive_epoch = 0;  ///< bumped when port_alive changes
+  /// Epoch of the routing inputs: Immunet's table epoch plus port changes.
+  std::uint32_t route_epoch() const { return (m_immunet != nullptr ? m_immunet->epoch : 0) + m_alive_epoch; }
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
   int m_waiting_va = 0;  // input VCs in kVcAlloc

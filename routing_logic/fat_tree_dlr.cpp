@@ -110,6 +110,18 @@ PortId FatTreeDlrRouting::first_alive(const RouteQuery& q, PortId first, PortId 
 }
 
 void FatTreeDlrRouting::route(const RouteQuery& q, RouteSet& out) const {
+  // Hybrid with DDRC: a packet in the normal layer on its regular up/down
+  // path follows the subnet manager's table while that table's link is alive;
+  // rerouting takes over only where it is not (before the update arrives).
+  if (q.view.forwarding != nullptr && q.in_vc == 0 && q.header->dst < q.view.forwarding_size &&
+      (q.in_port < m_k || is_ancestor(q.router, q.header->dst))) {
+    const PortId p = q.view.forwarding[q.header->dst];
+    if (p >= 0 && alive(q, p)) {
+      const bool to_node = topology().peer(q.router, p).kind == PortPeer::Kind::kNode;
+      out.add(RouteCandidate{p, to_node || m_variant == Variant::kDeterministic ? 1U : all_vcs(), 0, false});
+      return;
+    }
+  }
   switch (m_variant) {
     case Variant::kDeterministic:
       route_deterministic(q, out);

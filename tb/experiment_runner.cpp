@@ -246,6 +246,17 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     if (!rr.empty()) j["routing_report"] = rr;
   }
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = bypassed.size();
+  if (net.subnet_manager) {
+    const auto& sm = *net.subnet_manager;
+    j["ddrc"] = {{"notifications", sm.notifications()},
+                 {"table_updates", sm.update_cycles().size()},
+                 {"update_cycles", sm.update_cycles()},
+                 {"table_writes", sm.table_writes()},
+                 {"management_transactions", net.management->transactions()},
+                 {"notification_cycles", cfg.ddrc.notification_cycles},
+                 {"computation_cycles", cfg.ddrc.computation_cycles},
+                 {"distribution_cycles", cfg.ddrc.distribution_cycles}};
+  }
   j["latency_cycles"] = percentiles(s.latencies);
   j["network_latency_cycles"] = percentiles(s.network_latencies);
   j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;

@@ -154,6 +154,30 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
   }
   management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
   for (routing::RouterId r = 0; r < t.num_routers(); ++r) management->sockets[r].bind(table_targets[r].socket);
+  if (cfg.ddrc.enabled) {
+    const auto* tree = dynamic_cast<const routing::KAryNTree*>(&t);
+    const std::string& rn = cfg.routing;
+    if (tree == nullptr || (rn != "updown-det" && rn != "ddlr" && rn != "adlr" && rn != "ddlr-1fault"))
+      throw ConfigError(fmt::format(
+          "ddrc.enabled needs a kary-ntree topology and routing updown-det (DDRC) or ddlr/adlr/ddlr-1fault (hybrid); "
+          "got {} with routing '{}'",
+          cfg.topology, rn));
+    // Boot tables: fault-free destination-based up/down (the DDRC baseline).
+    routing::UpDownDeterministicRouting boot;
+    boot.configure(t, 1);
+    std::vector<std::vector<std::int32_t>> tables(static_cast<std::size_t>(t.num_routers()));
+    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+      auto& table = routers[r].forwarding_table();
+      table.resize(t.num_nodes(), t.radix(r));
+      for (routing::NodeId d = 0; d < t.num_nodes(); ++d) {
+        table.set(d, boot.default_port(r, d));
+        tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
+      }
+    }
+    subnet_manager = std::make_unique<hw::SubnetManager>(
+        "subnet_manager", *tree, *management, clk.period(), cfg.ddrc.notification_cycles, cfg.ddrc.computation_cycles,
+        cfg.ddrc.distribution_cycles, std::move(tables));
+  }
 }
 
 Network::~Network() = default;
@@ -202,6 +226,7 @@ void Network::repair_link(routing::LinkId l) {
 
 void Network::set_link_detected(routing::LinkId l, bool alive) {
   const routing::Link& lk = m_topo->link(l);
+  if (subnet_manager && !lk.b_is_node) subnet_manager->link_state(l, alive);
   routers[lk.a].set_port_alive(lk.a_port, alive);
   routers[lk.a].wake();
   if (!lk.b_is_node) {

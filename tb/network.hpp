@@ -9,6 +9,7 @@
 
 #include "hw/immunet_control_plane.hpp"
 #include "hw/management_bus.hpp"
+#include "hw/subnet_manager.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
 #include "hw/table_target.hpp"
@@ -37,6 +38,8 @@ class Network : public sc_core::sc_module {
   std::unique_ptr<hw::ManagementBus> management;
   /// Immunet's reconfiguration hardware (routing "immunet" only).
   std::unique_ptr<hw::ImmunetControlPlane> immunet;
+  /// DDRC's subnet manager (ddrc.enabled only).
+  std::unique_ptr<hw::SubnetManager> subnet_manager;
 
   hw::NetworkContext& context() { return m_ctx; }
   const routing::Topology& topology() const { return *m_topo; }

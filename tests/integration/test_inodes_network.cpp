@@ -22,6 +22,10 @@ struct Case {
   int faults;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.topology << " " << c.mechanism << " vcs=" << c.vcs << " faults=" << c.faults;
+}
+
 class InodesNetwork : public ::testing::TestWithParam<Case> {};
 
 TEST_P(InodesNetwork, PacketsFollowTheComputedRoutesAroundStaticFaults) {
