@@ -139,6 +139,9 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
   for (const Link& lk : tree.links())
     if (!lk.b_is_node) links.push_back(lk.id);
   const int m = static_cast<int>(links.size());
+  for (int f : fault_counts)
+    if (f > m || f < 0)
+      throw ConfigError(fmt::format("--faults {}: allowed 0..{} ({} has {} switch-switch links)", f, m, tree.spec(), m));
   std::vector<ConnectivityRow> rows;
   for (int f : fault_counts) {
     if (f > m)

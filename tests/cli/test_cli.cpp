@@ -197,7 +197,7 @@ struct Vcd {
   const std::vector<std::pair<long, std::string>>& of(const std::string& var) { return changes[ids[var]]; }
 };
 
-void expect_gtkw_signals_exist(const std::string& gtkw_path, const Vcd& vcd) {
+void expect_gtkw_signals_exist(const std::string& gtkw_path, const Vcd& vcd, int min_signals = 50) {
   std::ifstream gtkw(gtkw_path);
   std::string line;
   int signals = 0;
@@ -207,7 +207,7 @@ void expect_gtkw_signals_exist(const std::string& gtkw_path, const Vcd& vcd) {
     EXPECT_TRUE(vcd.ids.count(name)) << gtkw_path << " names a missing signal: " << name;
     ++signals;
   }
-  EXPECT_GT(signals, 50) << gtkw_path;
+  EXPECT_GT(signals, min_signals) << gtkw_path;
 }
 }  // namespace
 
@@ -373,4 +373,49 @@ TEST(Cli, AnalyzeFaultTolerance) {
   EXPECT_EQ(run("analyze fault-tolerance --topology kary-ntree:4,3 --exhaustive --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze fault-tolerance --topology torus:8x8x8 --exhaustive --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze fault-tolerance --exhaustive --samples 5 --out " + d + "/x.json").code, 2);
+}
+
+TEST(Cli, FatTreeUTurnIsVisibleInWaves) {
+  // experiments/fat-tree-uturn.yaml: link <13,1>:down2 fails at cycle 300.
+  const auto d = tmpdir("uturn_vcd");
+  const Result r = run("run " + std::string(FTSIM_SOURCE_DIR) + "/experiments/fat-tree-uturn.yaml --quiet --out " + d +
+                       " --vcd " + d + "/w.vcd --trace-from 250 --trace-to 700");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Vcd vcd(d + "/w.vcd");
+  expect_gtkw_signals_exist(std::string(FTSIM_SOURCE_DIR) + "/waves/fat-tree-uturn.gtkw", vcd, 10);
+  // Times are in ps with a 1 ns clock: cycle = time / 1000.
+  auto cycles_with = [&](const std::string& sig, long value) {
+    std::vector<long> at;
+    for (const auto& [t, v] : vcd.of(sig))
+      if (std::stol(v, nullptr, 2) == value) at.push_back(t / 1000);
+    return at;
+  };
+  // The U-turn switch t sends flits up0 in the re-routing layer (VC 1), only
+  // after the fault; u forwards them down to s in VC 1.
+  const auto t_up_ml = cycles_with("SystemC.net.router_10_2.output_up0.flit.vc", 1);
+  ASSERT_FALSE(t_up_ml.empty());
+  EXPECT_GT(t_up_ml.front(), 300);
+  const auto u_down_ml = cycles_with("SystemC.net.router_10_1.output_down2.flit.vc", 1);
+  ASSERT_FALSE(u_down_ml.empty());
+  EXPECT_GT(u_down_ml.front(), t_up_ml.front());
+  // No head flit crosses the faulty link after the fault.
+  for (long c : cycles_with("SystemC.net.router_13_1.output_down2.req1", 1)) EXPECT_LE(c, 300);
+}
+
+TEST(Cli, AnalyzeConnectivity) {
+  const auto d = tmpdir("conn");
+  const Result r = run("analyze connectivity --topology kary-ntree:4,3 --mechanism ddrc --faults 1..3 --samples 200 "
+                       "--seed 1 --quiet --out " + d + "/c.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  nlohmann::json j;
+  std::ifstream(d + "/c.json") >> j;
+  ASSERT_EQ(j["results"].size(), 3U);
+  for (const auto& row : j["results"])
+    for (const char* k : {"faults", "connected_probability", "samples"}) EXPECT_TRUE(row.contains(k)) << k;
+  EXPECT_EQ(j["results"][0]["samples"].get<long>(), 128);  // exact: C(128, 1) switch-switch links
+  EXPECT_TRUE(j["results"][0]["exact"].get<bool>());
+  EXPECT_EQ(j["results"][1]["samples"].get<long>(), 200);
+  EXPECT_EQ(run("analyze connectivity --mechanism teleport --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze connectivity --topology torus:4x4 --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze connectivity --faults 1..500 --out " + d + "/x.json").code, 2);
 }
