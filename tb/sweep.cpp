@@ -220,7 +220,7 @@ int run_sweep(const SweepOptions& opts) {
     for (const auto& [k, v] : points[0].values) csv << "," << k;
   csv << ",exit_code,offered_load,accepted_load,latency_mean,latency_p50,latency_p99,latency_max,mean_hops,"
          "injected,delivered,dropped,in_flight,deadlock,cycles,wall_seconds,node_cycles_per_second,live_nodes,"
-         "accepted_flits_per_cycle,dropped_no_route\n";
+         "accepted_flits_per_cycle,dropped_no_route,dropped_link_failure,dropped_reroute_discarded,deadlock_cycle\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     std::ifstream in(p.dir + "/stats.json");
@@ -245,9 +245,12 @@ int run_sweep(const SweepOptions& opts) {
           << num(s["packets"]["in_flight"]) << "," << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"])
           << "," << num(s["wall_seconds"]) << "," << num(s["node_cycles_per_second"]) << "," << num(s["live_nodes"])
           << "," << num(s.value("accepted_flits_per_cycle", nlohmann::json())) << ","
-          << num(s["dropped_by_reason"].value("no_route", nlohmann::json()));
+          << num(s["dropped_by_reason"].value("no_route", nlohmann::json())) << ","
+          << num(s["dropped_by_reason"].value("link_failure", nlohmann::json())) << ","
+          << num(s["dropped_by_reason"].value("reroute_discarded", nlohmann::json())) << ","
+          << (s.contains("deadlock_report") ? num(s["deadlock_report"]["last_move_cycle"]) : std::string());
     } else {
-      csv << ",,,,,,,,,,,,,,,,,,";
+      csv << ",,,,,,,,,,,,,,,,,,,,,";
     }
     csv << "\n";
   }
