@@ -281,13 +281,30 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
   const auto clear = [&](NodeId from, const Segment& seg) { return faults.segment_clear(from, seg, order); };
   // RouteKey compares the length first, then the number of intermediate
   // nodes: the first (length, k) with a fault-free route holds the best one.
+  // Among equally preferred routes (the paper: "I_1 can be selected among
+  // these nodes") one is drawn uniformly with a generator seeded by the pair,
+  // so that the pairs around a fault do not all pile onto the lowest-numbered
+  // intermediate node.
+  std::uint64_t rng = 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(s) * 1000003ULL + static_cast<std::uint64_t>(d) + 1);
+  auto next = [&rng] {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
   for (int extra = 0; extra <= max_extra; ++extra) {
     for (int k = 0; k <= mech.max_intermediates; ++k) {
       bool found = false;
+      std::uint64_t ties = 0;
       enumerate_routes(geo, mech, s, d, l0 + extra, k, clear, [&](const Route& r) {
-        if (r.key.length != l0 + extra || (found && !(r.key < out.key))) return;
-        out = r;
-        found = true;
+        if (r.key.length != l0 + extra) return;
+        if (!found || r.key < out.key) {
+          out = r;
+          found = true;
+          ties = 1;
+        } else if (r.key == out.key && next() % ++ties == 0) {
+          out = r;  // reservoir sampling: each tie kept with probability 1/ties
+        }
       });
       if (found) return true;
     }

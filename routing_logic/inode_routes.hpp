@@ -159,9 +159,10 @@ void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, 
                       int intermediates, const std::function<bool(NodeId, const Segment&)>& segment_ok,
                       const std::function<void(const Route&)>& f);
 
-/// The preferred fault-free route from s to d (smallest RouteKey, first in
-/// enumeration order on ties), searching lengths l(s,d), l(s,d)+1, ... up to
-/// max_extra hops beyond minimal. Returns false when none exists.
+/// The preferred fault-free route from s to d (smallest RouteKey; among equal
+/// keys one drawn uniformly by a generator seeded with (s, d)), searching
+/// lengths l(s,d), l(s,d)+1, ... up to max_extra hops beyond minimal.
+/// Returns false when none exists.
 bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLinks& faults, NodeId s, NodeId d,
                 Route& out, int max_extra = 24);
 

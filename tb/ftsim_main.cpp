@@ -113,11 +113,13 @@ int sc_main(int argc, char* argv[]) {
   std::string sweep_file;
   int jobs = 2;
   std::string sweep_out = "results/sweep";
+  bool sweep_resume = false;
   auto* sweep =
       app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
   sweep->add_option("sweep", sweep_file, "sweep YAML file")->required();
   sweep->add_option("--jobs", jobs, "worker processes")->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "output directory");
+  sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
   sweep->add_flag("--quiet", quiet, "no progress on stderr");
 
   auto* analyze = app.add_subcommand("analyze", "offline analyses (no timing)");
@@ -330,6 +332,7 @@ int sc_main(int argc, char* argv[]) {
       so.out_dir = sweep_out;
       so.jobs = jobs;
       so.quiet = quiet;
+      so.resume = sweep_resume;
       so.self_exe = std::filesystem::canonical("/proc/self/exe").string();
       const int failed = ftsim::tb::run_sweep(so);
       std::cout << fmt::format("ftsim: wrote {}/results.csv, {}/accepted_load.png, {}/latency.png\n", sweep_out,

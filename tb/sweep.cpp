@@ -196,15 +196,27 @@ int run_sweep(const SweepOptions& opts) {
   std::size_t done = 0;
   while (done < points.size()) {
     while (next < points.size() && static_cast<int>(running.size()) < opts.jobs) {
+      // --resume: a point whose run directory holds stats.json is done; its
+      // exit code is in exit_code (0 when that file predates it).
+      if (opts.resume && fs::exists(points[next].dir + "/stats.json")) {
+        int code = 0;
+        std::ifstream(points[next].dir + "/exit_code") >> code;
+        codes[next] = code;
+        ++done;
+        ++next;
+        continue;
+      }
       running[spawn(opts, base, points[next])] = next;
       ++next;
     }
+    if (running.empty()) break;
     int status = 0;
     const pid_t pid = wait(&status);
     if (pid < 0) break;
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ofstream(points[it->second].dir + "/exit_code") << codes[it->second] << "\n";
     ++done;
     if (!opts.quiet)
       std::fprintf(stderr, "ftsim sweep: [%zu/%zu] %s exit %d\n", done, points.size(), points[it->second].dir.c_str(),
