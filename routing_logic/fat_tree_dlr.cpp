@@ -49,6 +49,10 @@ std::string FatTreeDlrRouting::name() const {
       return "ddlr-1fault";
     case Variant::kAdaptive:
       return "adlr";
+    case Variant::kDeterministicSwitch:
+      return "ddlr-switch";
+    case Variant::kAdaptiveSwitch:
+      return "adlr-switch";
   }
   return "ddlr";
 }
@@ -131,6 +135,12 @@ void FatTreeDlrRouting::route(const RouteQuery& q, RouteSet& out) const {
       return;
     case Variant::kAdaptive:
       route_adaptive(q, out);
+      return;
+    case Variant::kDeterministicSwitch:
+      route_switch(q, out, false);
+      return;
+    case Variant::kAdaptiveSwitch:
+      route_switch(q, out, true);
       return;
   }
 }
@@ -220,7 +230,11 @@ void FatTreeDlrRouting::route_adaptive(const RouteQuery& q, RouteSet& out) const
       if (alive(q, p)) out.add(RouteCandidate{p, vcs, 0, false});
     return;
   }
-  // U-turn switch (steps 3-5).
+  adaptive_uturn(q, out);
+}
+
+void FatTreeDlrRouting::adaptive_uturn(const RouteQuery& q, RouteSet& out) const {
+  const std::uint32_t vcs = all_vcs();
   std::uint64_t tested = 1ULL << (q.in_port - m_k);
   if (RerouteState* st = q.view.reroute) {
     if (st->bits != 0 && q.view.cycle > st->last_uturn + m_timeout) st->bits = 0;  // time-out
@@ -233,7 +247,106 @@ void FatTreeDlrRouting::route_adaptive(const RouteQuery& q, RouteSet& out) const
   if (out.size == 0) out.discarded = true;
 }
 
-void FatTreeDlrRouting::on_hop(PacketHeader& h, RouterId /*r*/, PortId port, VcId /*vc*/) const {
+void FatTreeDlrRouting::route_switch(const RouteQuery& q, RouteSet& out, bool adaptive) const {
+  constexpr std::uint32_t kNl = 1U, kMl1 = 2U, kMl2 = 4U;
+  const NodeId d = q.header->dst;
+  const int l = m_tree->tier(q.router);
+  const bool from_above = q.in_port >= m_k;
+  const int pf = port_field(*q.header);
+  const std::uint32_t layer = adaptive ? 1U : 1U << (q.in_vc > 2 ? 2 : q.in_vc);
+  auto add = [&](PortId p, std::uint32_t vc_mask) {
+    const bool to_node = topology().peer(q.router, p).kind == PortPeer::Kind::kNode;
+    out.add(RouteCandidate{p, to_node ? 1U : (adaptive ? all_vcs() : vc_mask), 0, false});
+  };
+  if (is_ancestor(q.router, d)) {
+    const PortId dp = m_tree->node_digit(d, l);
+    if (alive(q, dp)) {  // step 2: down, with the layer transitions a-d
+      std::uint32_t next = kNl;
+      if (layer == kMl2) next = from_above ? kMl1 : kMl2;
+      add(dp, next);
+      return;
+    }
+    // From below in NL (the upward phase ends at a switch whose downward link
+    // is dead) the deterministic variant takes another downward link as in
+    // step 3a, like R_det^link's mechanism (i); bouncing it back (3b) would
+    // send a packet that made no U-turn yet into the U-turn logic in ML2,
+    // which steps 4.b.i-ii do not cover.
+    if (from_above || (!adaptive && layer == kNl)) {  // step 3a: another downward link
+      const std::uint32_t next = layer == kMl2 ? kMl1 : kNl;
+      for (PortId p = 0; p < m_k; ++p)
+        if (p != dp && alive(q, p)) {
+          add(p, next);
+          if (!adaptive) return;
+        }
+      return;
+    }
+    // Step 3b: back down to the same lower switch, in ML2; a packet coming up
+    // from a bottom-tier U-turn in ML1 goes back in ML1 (R_det^link's
+    // mechanism (ii)), so that its U-turn switch continues along D.
+    if (topology().peer(q.router, q.in_port).kind == PortPeer::Kind::kRouter)
+      add(q.in_port, layer == kMl1 ? kMl1 : kMl2);
+    return;
+  }
+  if (!from_above) {  // upward: the table's port, or another live one (steps 1, 5/6)
+    const std::uint32_t next = pf == -2 ? kMl2 : kNl;
+    const PortId up = m_k + m_tree->node_digit(d, l);
+    if (adaptive) {
+      for (PortId p = m_k; p < 2 * m_k; ++p)
+        if (alive(q, p)) add(p, next);
+      return;
+    }
+    const PortId p = alive(q, up) ? up : first_alive(q, m_k, 2 * m_k, up);
+    if (p != kNone) add(p, next);
+    return;
+  }
+  // From above with no downward path (step 4).
+  const bool bottom = l == m_tree->n() - 1;
+  if (pf >= 0) {  // 4c / 4d: back down to the U-turn switch
+    if (alive(q, pf)) add(pf, kMl1);
+    return;
+  }
+  if (pf == -1 && !bottom) {  // 4a: re-route one more tier down
+    for (PortId p = 0; p < m_k; ++p)
+      if (alive(q, p)) {
+        add(p, kNl);
+        if (!adaptive) return;
+      }
+    return;
+  }
+  // A U-turn switch (4b; 4c for the bottom tier of the adaptive variant).
+  if (adaptive) {
+    adaptive_uturn(q, out);
+    return;
+  }
+  PortId p = layer == kNl ? first_alive(q, m_k, 2 * m_k, q.in_port) : next_in_sequence(q.in_port);
+  while (p != kNone && layer != kNl && !alive(q, p)) p = next_in_sequence(p);
+  if (p == kNone) {
+    out.discarded = true;  // 4.b.iii
+    return;
+  }
+  add(p, kMl1);
+}
+
+void FatTreeDlrRouting::on_hop(PacketHeader& h, RouterId r, PortId port, VcId /*vc*/) const {
+  if (m_variant == Variant::kDeterministicSwitch || m_variant == Variant::kAdaptiveSwitch) {
+    // state[1]: arrived from above; state[2]: arrival port at r; state[3]: port field.
+    const bool from_above = h.state[1] != 0;
+    const PortId arrival = h.state[2];
+    const int pf = port_field(h);
+    if (is_ancestor(r, h.dst)) {
+      if (port == m_tree->node_digit(h.dst, m_tree->tier(r))) set_port_field(h, -1);  // on its way down
+    } else if (!from_above && pf == -2) {
+      set_port_field(h, arrival);  // step 5/6: remember where the U-turn switch is
+    } else if (from_above && pf == -1 && m_tree->tier(r) != m_tree->n() - 1) {
+      set_port_field(h, -2);  // 4a: the next switch down is the U-turn switch
+    } else if (from_above && pf >= 0) {
+      set_port_field(h, -2);  // 4c/4d: returning to the U-turn switch
+    }
+    const PortPeer& pp = m_tree->peer(r, port);
+    h.state[1] = port < m_k ? 1 : 0;
+    h.state[2] = static_cast<std::uint8_t>(pp.kind == PortPeer::Kind::kRouter ? pp.port : 0);
+    return;
+  }
   if (m_variant != Variant::kOneFault) return;
   // state[1]: the previous hop went down; state[0]: U-turns made.
   const bool down = port < m_k;

@@ -59,14 +59,27 @@ class UpDownDeterministicRouting : public RoutingRelation {
 /// packet is discarded. The vector is cleared after `reroute_timeout` cycles
 /// without a U-turn, so repaired links are used again.
 ///
+/// kDeterministicSwitch (R_det^switch, section VI-B): three layers NL = VC 0,
+/// ML1 = VC 1, ML2 = VC 2, and the header's port field (-1, -2 or a port
+/// number, PacketHeader::state[3]) to re-route down two tiers around a faulty
+/// switch and back to the same U-turn switch: steps 1-5 of the paper. A U-turn
+/// from NL goes up the first live port of D other than the arrival port in
+/// ML1 (the paper leaves the layer of step 4.b.i implicit; ML1 is the one its
+/// step 4.b.ii continues in).
+///
+/// kAdaptiveSwitch (R_adapt^switch, section VII-B): one layer, the port field
+/// and the re-route vector: steps 1-7 of the paper.
+///
 /// In every variant a repaired link is used again as soon as the router sees
 /// it alive (transient faults).
 class FatTreeDlrRouting : public RoutingRelation {
  public:
-  enum class Variant { kDeterministic, kOneFault, kAdaptive };
+  enum class Variant { kDeterministic, kOneFault, kAdaptive, kDeterministicSwitch, kAdaptiveSwitch };
   explicit FatTreeDlrRouting(Variant v) : m_variant(v) {}
   std::string name() const override;
-  int min_vcs() const override { return m_variant == Variant::kDeterministic ? 2 : 1; }
+  int min_vcs() const override {
+    return m_variant == Variant::kDeterministic ? 2 : m_variant == Variant::kDeterministicSwitch ? 3 : 1;
+  }
   std::uint32_t injection_vcs() const override { return 1U; }
   void route(const RouteQuery& q, RouteSet& out) const override;
   void on_hop(PacketHeader& h, RouterId r, PortId port, VcId vc) const override;
@@ -98,6 +111,14 @@ class FatTreeDlrRouting : public RoutingRelation {
   void route_deterministic(const RouteQuery& q, RouteSet& out) const;
   void route_one_fault(const RouteQuery& q, RouteSet& out) const;
   void route_adaptive(const RouteQuery& q, RouteSet& out) const;
+  void route_switch(const RouteQuery& q, RouteSet& out, bool adaptive) const;
+  /// Port field of the header: -1, -2 or a port number.
+  static int port_field(const PacketHeader& h) { return h.state[3] == 0 ? -1 : h.state[3] == 1 ? -2 : h.state[3] - 2; }
+  static void set_port_field(PacketHeader& h, int pf) {
+    h.state[3] = static_cast<std::uint8_t>(pf == -1 ? 0 : pf == -2 ? 1 : pf + 2);
+  }
+  /// U-turn candidates of the adaptive variants (steps 3-5 / 4b, 5, 7).
+  void adaptive_uturn(const RouteQuery& q, RouteSet& out) const;
   bool alive(const RouteQuery& q, PortId p) const {
     return p >= 0 && topology().peer(q.router, p).kind != PortPeer::Kind::kUnconnected &&
            (q.view.port_alive >> p & 1U);

@@ -24,6 +24,8 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"ddlr", "k-ary n-tree: deterministic dynamic local rerouting, NL + ML layers, Algorithm 1 tables (>= 2 VCs)"},
       {"ddlr-1fault", "k-ary n-tree: deterministic dynamic local rerouting for one fault, no extra layer"},
       {"adlr", "k-ary n-tree: adaptive dynamic local rerouting with a re-route bit vector per U-turn switch"},
+      {"ddlr-switch", "k-ary n-tree: deterministic DLR around switch faults, NL + ML1 + ML2 layers, port field (>= 3 VCs)"},
+      {"adlr-switch", "k-ary n-tree: adaptive DLR around switch faults, port field and re-route vector"},
       {"mikant-shortest", "MiKANT shortest path, Algorithm 1"},
       {"go-neighbor-switch", "MiKANT: Algorithm 1 + Go-Neighbor-Switch around a faulty up link"},
       {"go-down-level", "MiKANT: Algorithm 1 + Go-Down-Level around a faulty down link"},
@@ -48,6 +50,9 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "ddlr") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kDeterministic);
   if (name == "ddlr-1fault") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kOneFault);
   if (name == "adlr") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kAdaptive);
+  if (name == "ddlr-switch")
+    return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kDeterministicSwitch);
+  if (name == "adlr-switch") return std::make_unique<FatTreeDlrRouting>(FatTreeDlrRouting::Variant::kAdaptiveSwitch);
   if (name == "mikant-shortest") return std::make_unique<MikantShortestRouting>();
   if (name == "go-neighbor-switch") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, false});
   if (name == "go-down-level") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true});

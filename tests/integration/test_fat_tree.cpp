@@ -134,6 +134,26 @@ INSTANTIATE_TEST_SUITE_P(Dlr, FatTreeUniform,
                          ::testing::Values(UniformCase{"ddlr", 2, 7}, UniformCase{"ddlr", 2, 8},
                                            UniformCase{"adlr", 1, 7}, UniformCase{"adlr", 1, 8}));
 
+class FatTreeSwitchFault : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FatTreeSwitchFault, ReroutesAroundAFaultyMiddleSwitchUnderLoad) {
+  // Middle switch <13,1> (on every path into node 27 from other subtrees)
+  // fails at 300 with everything in it; the switch variants re-route down two
+  // tiers around it. Only the packets inside it (or on its links) are lost.
+  const auto s = run(kUturn, {"routing=" + GetParam(), GetParam() == "ddlr-switch" ? "router.vcs=3" : "router.vcs=1",
+                              "faults.schedule=[{switch: \"<13,1>\", at: 300}]"});
+  EXPECT_EQ(drops(s, "no_route") + drops(s, "reroute_discarded"), 0);
+  EXPECT_EQ(s["packets"]["measured_undelivered"].get<long>(), 0);
+  EXPECT_FALSE(s["deadlock"].get<bool>());
+}
+INSTANTIATE_TEST_SUITE_P(Dlr, FatTreeSwitchFault, ::testing::Values("ddlr-switch", "adlr-switch"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
 TEST(FatTreeRun, RepairedLinkIsUsedAgain) {
   // Fails at 300, repaired at 1,500; measuring from 3,000 the shortest paths
   // are back: the hand-counted fault-free mean 342/63 = 5.43 links (see

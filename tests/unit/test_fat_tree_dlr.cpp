@@ -261,3 +261,67 @@ TEST(FatTreeConnectivity, ExactForSmallCountsAndSampledBeyond) {
 }
 
 }  // namespace
+
+namespace {
+
+/// Random sets of 1..max_faults faulty switches above the bottom tier (the
+/// bottom tier needs extra hardware, section V).
+std::vector<FaultSet> random_switch_sets(const KAryNTree& t, int max_faults, int count, unsigned seed) {
+  std::vector<RouterId> upper;
+  for (RouterId r = 0; r < t.num_routers(); ++r)
+    if (t.tier(r) < t.n() - 1) upper.push_back(r);
+  std::mt19937 rng(seed);
+  std::vector<FaultSet> out;
+  for (int i = 0; i < count; ++i) {
+    std::shuffle(upper.begin(), upper.end(), rng);
+    FaultSet fs;
+    fs.routers = std::vector<RouterId>(upper.begin(), upper.begin() + 1 + i % max_faults);
+    out.push_back(fs);
+  }
+  return out;
+}
+
+TEST(FatTreeDlrSwitch, ThreeLayersAcyclicAndDeliverWithUpToKMinus1SwitchFaults) {
+  for (const auto& [k, n] : {std::pair{4, 3}, std::pair{2, 6}}) {
+    const KAryNTree t(k, n);
+    FatTreeDlrRouting r(Variant::kDeterministicSwitch);
+    r.configure(t, 3);
+    for (const auto& fs : random_switch_sets(t, k - 1, 25, 21)) {
+      const auto g = build_cdg(r, fs);
+      EXPECT_TRUE(g.acyclic()) << t.spec() << " " << fs.routers.size() << " switch faults";
+      EXPECT_EQ(g.undelivered_pairs, 0) << t.spec();
+      EXPECT_TRUE(routing_connected(r, fs)) << t.spec();
+    }
+    // Link faults are tolerated too (re-routing down two tiers).
+    for (const auto& fs : random_sets(t, k - 1, 15, 22)) {
+      EXPECT_TRUE(build_cdg(r, fs).acyclic()) << t.spec();
+      EXPECT_TRUE(routing_connected(r, fs)) << t.spec();
+    }
+  }
+}
+
+TEST(FatTreeDlrSwitch, AdaptiveDeliversWithUpToKMinus1SwitchFaults) {
+  for (const auto& [k, n] : {std::pair{4, 3}, std::pair{2, 6}}) {
+    const KAryNTree t(k, n);
+    FatTreeDlrRouting r(Variant::kAdaptiveSwitch);
+    r.configure(t, 1);
+    for (const auto& fs : random_switch_sets(t, k - 1, 25, 23)) EXPECT_TRUE(routing_connected(r, fs)) << t.spec();
+  }
+}
+
+TEST(FatTreeDlrSwitch, LinkVariantCannotPassAFaultySwitch) {
+  // Control: the one-tier link variant loses pairs behind a faulty middle
+  // switch (every path from its parent group to the leaves below it needs a
+  // second tier of rerouting), which is why the switch variant exists.
+  const KAryNTree t(4, 3);
+  FatTreeDlrRouting link(Variant::kDeterministic);
+  link.configure(t, 2);
+  FaultSet fs;
+  fs.routers = {t.switch_id({1, 2}, 1)};
+  EXPECT_FALSE(routing_connected(link, fs));
+  FatTreeDlrRouting sw(Variant::kDeterministicSwitch);
+  sw.configure(t, 3);
+  EXPECT_TRUE(routing_connected(sw, fs));
+}
+
+}  // namespace
