@@ -46,7 +46,7 @@ def main():
                 d.write(f'{x} {sum(ys) / len(ys)}\n')
             d.write('\n\n')
             plots.append(f"'{d.name}' index {i} using 1:2 with linespoints title '{name}'")
-    gp = (f"set terminal pngcairo size 900,600\nset output '{out}'\nset grid\nset key outside right\n"
+    gp = (f"set terminal pngcairo size 900,600 noenhanced\nset output '{out}'\nset grid\nset key outside right\n"
           f"set title '{title}'\nset xlabel '{xcol}'\nset ylabel '{ylabel}'\nplot " + ', '.join(plots) + '\n')
     subprocess.run(['gnuplot'], input=gp.encode(), check=True)
 
