@@ -69,6 +69,12 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 /// parts of a route are clear independently, the best route with at most k
 /// intermediate nodes is
 ///   best_k(a, d) = min(seg(a, d), min_b seg(a, b) + best_{k-1}(b, d) + one I).
+/// This is Theorem 1 (k = 1: the intermediate node in T_j, T_RS and T_D with
+/// the smallest j, where "reachable" is "the subpath option misses every
+/// fault"), Theorem 2 and its T_Dz^k sets for IxN (best_{k-1}(b, d) is b's
+/// membership in T_D(k-1) with the smallest extra length), and Corollary 1 when
+/// the subpath options include the deterministic path (D, on either or both
+/// subpaths); misrouting adds the prefixed options (section 4.3).
 /// Faults are added one at a time along a depth-first enumeration of the
 /// combinations; a pair is recomputed only when the new fault lies on its
 /// current choice (otherwise that choice stays optimal), and every change is

@@ -159,7 +159,9 @@ void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, 
                       int intermediates, const std::function<bool(NodeId, const Segment&)>& segment_ok,
                       const std::function<void(const Route&)>& f);
 
-/// The preferred fault-free route from s to d (smallest RouteKey; among equal
+/// The same preferred route as the analyser's (Theorems 1 and 2, Corollary 1,
+/// section 4.3), found by a bounded search for the cycle-level model on large
+/// networks: the preferred fault-free route from s to d (smallest RouteKey; among equal
 /// keys one drawn uniformly by a generator seeded with (s, d)), searching
 /// lengths l(s,d), l(s,d)+1, ... up to max_extra hops beyond minimal.
 /// Returns false when none exists.
