@@ -5,9 +5,8 @@
 namespace ftsim::hw {
 
 SubnetManager::SubnetManager(sc_core::sc_module_name name, const routing::KAryNTree& tree, ManagementBus& bus,
-                             sc_core::sc_time period, std::int64_t notification_cycles,
-                             std::int64_t computation_cycles, std::int64_t distribution_cycles,
-                             std::vector<std::vector<std::int32_t>> current_tables)
+                             sc_core::sc_time period, std::int64_t notification_cycles, std::int64_t computation_cycles,
+                             std::int64_t distribution_cycles, std::vector<std::vector<std::int32_t>> current_tables)
     : sc_module(name),
       m_tree(tree),
       m_bus(bus),

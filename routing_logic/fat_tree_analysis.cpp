@@ -42,7 +42,8 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
         if (!live(s, dp)) continue;
         const PortPeer& pp = tree.peer(s, dp);
         down_ok[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] =
-            pp.kind == PortPeer::Kind::kNode ? 1 : down_ok[static_cast<std::size_t>(pp.id)][static_cast<std::size_t>(d)];
+            pp.kind == PortPeer::Kind::kNode ? 1
+                                             : down_ok[static_cast<std::size_t>(pp.id)][static_cast<std::size_t>(d)];
       }
     }
   // Up*/down* reachability, top tier first.
@@ -141,11 +142,11 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
   const int m = static_cast<int>(links.size());
   for (int f : fault_counts)
     if (f > m || f < 0)
-      throw ConfigError(fmt::format("--faults {}: allowed 0..{} ({} has {} switch-switch links)", f, m, tree.spec(), m));
+      throw ConfigError(
+          fmt::format("--faults {}: allowed 0..{} ({} has {} switch-switch links)", f, m, tree.spec(), m));
   std::vector<ConnectivityRow> rows;
   for (int f : fault_counts) {
-    if (f > m)
-      throw ConfigError(fmt::format("--faults {}: {} has only {} switch-switch links", f, tree.spec(), m));
+    if (f > m) throw ConfigError(fmt::format("--faults {}: {} has only {} switch-switch links", f, tree.spec(), m));
     const std::uint64_t total = inodes::binomial(m, f);
     ConnectivityRow row;
     row.faults = f;

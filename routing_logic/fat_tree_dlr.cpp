@@ -22,9 +22,13 @@ void check_tree(const Topology& topo, const std::string& name) {
 
 // ------------------------------------------------------------ updown-det
 
-void UpDownDeterministicRouting::check_topology(const Topology& topo) const { check_tree(topo, name()); }
+void UpDownDeterministicRouting::check_topology(const Topology& topo) const {
+  check_tree(topo, name());
+}
 
-void UpDownDeterministicRouting::on_configure() { m_tree = static_cast<const KAryNTree*>(&topology()); }
+void UpDownDeterministicRouting::on_configure() {
+  m_tree = static_cast<const KAryNTree*>(&topology());
+}
 
 PortId UpDownDeterministicRouting::default_port(RouterId r, NodeId d) const {
   const int l = m_tree->tier(r);
@@ -57,9 +61,13 @@ std::string FatTreeDlrRouting::name() const {
   return "ddlr";
 }
 
-void FatTreeDlrRouting::check_topology(const Topology& topo) const { check_tree(topo, name()); }
+void FatTreeDlrRouting::check_topology(const Topology& topo) const {
+  check_tree(topo, name());
+}
 
-bool FatTreeDlrRouting::is_ancestor(RouterId s, NodeId d) const { return tree_ancestor(*m_tree, s, d); }
+bool FatTreeDlrRouting::is_ancestor(RouterId s, NodeId d) const {
+  return tree_ancestor(*m_tree, s, d);
+}
 
 void FatTreeDlrRouting::on_configure() {
   m_tree = static_cast<const KAryNTree*>(&topology());
@@ -84,9 +92,9 @@ FatTreeDlrRouting::Entry FatTreeDlrRouting::compute_entry(RouterId s, NodeId d, 
   const bool up_port = p >= m_k;
   if (!is_ancestor(s, d)) {
     const auto dp = static_cast<std::int8_t>(m_k + m_tree->node_digit(d, l));  // balanced: D-mod-k
-    if (!up_port) return v == kNl ? Entry{dp, kNl} : Entry{};                 // regular upward route
-    if (v == kNl) return Entry{static_cast<std::int8_t>(m_k), kMl};           // first U-turn: sequence[0]
-    const PortId next = next_in_sequence(p);                                  // subsequent U-turns
+    if (!up_port) return v == kNl ? Entry{dp, kNl} : Entry{};                  // regular upward route
+    if (v == kNl) return Entry{static_cast<std::int8_t>(m_k), kMl};            // first U-turn: sequence[0]
+    const PortId next = next_in_sequence(p);                                   // subsequent U-turns
     return next == kNone ? Entry{kDiscard, kMl} : Entry{static_cast<std::int8_t>(next), kMl};
   }
   const auto dp = static_cast<std::int8_t>(m_tree->node_digit(d, l));

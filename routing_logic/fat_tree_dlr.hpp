@@ -120,8 +120,7 @@ class FatTreeDlrRouting : public RoutingRelation {
   /// U-turn candidates of the adaptive variants (steps 3-5 / 4b, 5, 7).
   void adaptive_uturn(const RouteQuery& q, RouteSet& out) const;
   bool alive(const RouteQuery& q, PortId p) const {
-    return p >= 0 && topology().peer(q.router, p).kind != PortPeer::Kind::kUnconnected &&
-           (q.view.port_alive >> p & 1U);
+    return p >= 0 && topology().peer(q.router, p).kind != PortPeer::Kind::kUnconnected && (q.view.port_alive >> p & 1U);
   }
   /// Lowest live port in [first, last) other than `except`, or kNone.
   PortId first_alive(const RouteQuery& q, PortId first, PortId last, PortId except) const;

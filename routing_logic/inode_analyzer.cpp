@@ -303,10 +303,9 @@ namespace {
 
 /// Runs task(i, result rows, progress counter) for i = 0..tasks-1 on
 /// `threads` workers, merging the per-worker rows.
-std::vector<FaultCountResult> run_parallel(int tasks, int threads, int fmin, int fmax, std::uint64_t total,
-                                           const ProgressFn& progress,
-                                           const std::function<void(int, std::vector<FaultCountResult>&,
-                                                                    std::atomic<std::uint64_t>&)>& task) {
+std::vector<FaultCountResult> run_parallel(
+    int tasks, int threads, int fmin, int fmax, std::uint64_t total, const ProgressFn& progress,
+    const std::function<void(int, std::vector<FaultCountResult>&, std::atomic<std::uint64_t>&)>& task) {
   std::atomic<int> next{0};
   std::atomic<std::uint64_t> done{0};
   std::atomic<int> running{threads};

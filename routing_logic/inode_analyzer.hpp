@@ -47,10 +47,10 @@ struct PairOutcome {
 struct FaultCountResult {
   int faults = 0;
   std::uint64_t combinations = 0;
-  std::uint64_t not_tolerated = 0;  ///< combinations with an unroutable connected pair
-  std::uint64_t pairs = 0;          ///< pairs counted
-  std::uint64_t affected = 0;       ///< affected pairs (routed or not)
-  std::uint64_t unroutable = 0;     ///< affected connected pairs without a fault-free route
+  std::uint64_t not_tolerated = 0;                       ///< combinations with an unroutable connected pair
+  std::uint64_t pairs = 0;                               ///< pairs counted
+  std::uint64_t affected = 0;                            ///< affected pairs (routed or not)
+  std::uint64_t unroutable = 0;                          ///< affected connected pairs without a fault-free route
   std::array<std::uint64_t, kCategories> by_category{};  ///< affected and routed, per category_index
   double not_tolerated_percent() const;
   double affected_percent() const;

@@ -95,7 +95,9 @@ NodeId CubeGeometry::step(NodeId r, int dir) const {
   return m_cube.neighbour(r, dir % n, dir < n);
 }
 
-int CubeGeometry::max_misroute_hops(int dir) const { return std::min(8, m_cube.radix_of(dir % dims()) - 1); }
+int CubeGeometry::max_misroute_hops(int dir) const {
+  return std::min(8, m_cube.radix_of(dir % dims()) - 1);
+}
 
 bool CubeGeometry::on_minimal_path(LinkId l, NodeId a, NodeId b) const {
   const Link& lk = m_cube.link(l);
@@ -159,8 +161,8 @@ void CubeGeometry::for_each_prefix(NodeId a, int max_length, const std::function
         if (link(end, dir) == kNone) break;
         end = step(end, dir);
         if (target != kNone && used + h + distance(end, target) > max_length) break;
-        seg.misroute[static_cast<std::size_t>(depth)] = MisrouteStep{static_cast<std::uint8_t>(dir),
-                                                                     static_cast<std::uint8_t>(h)};
+        seg.misroute[static_cast<std::size_t>(depth)] =
+            MisrouteStep{static_cast<std::uint8_t>(dir), static_cast<std::uint8_t>(h)};
         seg.misroute_steps = static_cast<std::uint8_t>(depth + 1);
         f(seg, end, used + h);
         if (depth + 1 < 3) rec(end, dir + 1, depth + 1, used + h);
@@ -285,7 +287,8 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
   // these nodes") one is drawn uniformly with a generator seeded by the pair,
   // so that the pairs around a fault do not all pile onto the lowest-numbered
   // intermediate node.
-  std::uint64_t rng = 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(s) * 1000003ULL + static_cast<std::uint64_t>(d) + 1);
+  std::uint64_t rng =
+      0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(s) * 1000003ULL + static_cast<std::uint64_t>(d) + 1);
   auto next = [&rng] {
     rng ^= rng << 13;
     rng ^= rng >> 7;

@@ -35,7 +35,9 @@ std::vector<std::string> table1_mechanisms();
 
 /// Direction index 0..2n-1 in direction order X+ Y+ Z+ X- Y- Z- (section 4.3):
 /// direction d+ is d, d- is n + d.
-inline int direction_index(int dim, bool plus, int dims) { return plus ? dim : dims + dim; }
+inline int direction_index(int dim, bool plus, int dims) {
+  return plus ? dim : dims + dim;
+}
 
 /// One forced move of a misrouting prefix: `hops` hops (1..8) in `direction`.
 struct MisrouteStep {
@@ -170,7 +172,9 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
 
 /// Deterministic paths use direction order when misrouting is enabled
 /// (section 5.3.2), dimension order otherwise.
-inline bool uses_direction_order(const Mechanism& m) { return m.misroute; }
+inline bool uses_direction_order(const Mechanism& m) {
+  return m.misroute;
+}
 
 /// Bits of one subheader of the Figure 8 packet header for `mech` on a
 /// network of `nodes` nodes: destination/intermediate address, three

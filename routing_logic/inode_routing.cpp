@@ -30,7 +30,9 @@ void InodeRouting::on_configure() {
   set_static_faults(FaultSet{});
 }
 
-bool InodeRouting::needs_bubble() const { return m_cube != nullptr && m_cube->torus(); }
+bool InodeRouting::needs_bubble() const {
+  return m_cube != nullptr && m_cube->torus();
+}
 
 void InodeRouting::set_static_faults(const FaultSet& faults) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -89,8 +91,7 @@ const Route* InodeRouting::route_of(NodeId src, NodeId dst) const {
   return &m_direct[static_cast<std::size_t>(dst)];
 }
 
-void InodeRouting::position(const Route& rt, const PacketHeader& h, RouterId r, int& seg, int& step,
-                            int& hops) const {
+void InodeRouting::position(const Route& rt, const PacketHeader& h, RouterId r, int& seg, int& step, int& hops) const {
   seg = h.state[0];
   step = h.state[1];
   hops = h.state[2];
@@ -214,7 +215,8 @@ std::vector<std::pair<std::string, double>> InodeRouting::report() const {
   for (int c = 1; c < inodes::kCategories; ++c) {
     if (m_by_category[static_cast<std::size_t>(c)] == 0) continue;
     const inodes::RouteKey k{0, c / 4, (c & 2) ? 1 : 0, (c & 1) ? 1 : 0};
-    r.emplace_back("pairs_using_" + inodes::category_name(k), static_cast<double>(m_by_category[static_cast<std::size_t>(c)]));
+    r.emplace_back("pairs_using_" + inodes::category_name(k),
+                   static_cast<double>(m_by_category[static_cast<std::size_t>(c)]));
   }
   const int entry = inodes::routing_info_entry_bytes(m_mech, m_cube->num_nodes());
   r.emplace_back("routing_info_bytes_per_source", static_cast<double>(entry * m_cube->num_nodes()));

@@ -43,9 +43,7 @@ class InodeRouting : public RoutingRelation {
   std::string name() const override { return "inodes:" + m_mech.name(); }
   int min_vcs() const override { return escape_vcs() + 1; }
   bool needs_bubble() const override;
-  VcClass vc_class(VcId vc) const override {
-    return vc < escape_vcs() ? VcClass::kEscape : VcClass::kAdaptive;
-  }
+  VcClass vc_class(VcId vc) const override { return vc < escape_vcs() ? VcClass::kEscape : VcClass::kAdaptive; }
   std::uint32_t injection_vcs() const override { return adaptive_vcs() | 1U; }
   void route(const RouteQuery& q, RouteSet& out) const override;
   void on_hop(PacketHeader& h, RouterId r, PortId port, VcId vc) const override;

@@ -118,8 +118,9 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
-  check_map(c, root, "",
-            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr", "ddrc"});
+  check_map(
+      c, root, "",
+      {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr", "ddrc"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
 
@@ -212,12 +213,14 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (f.IsSequence()) {
       schedule = f;
     } else if (f.IsMap()) {
-      check_map(c, f, "faults",
-                {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
+      check_map(
+          c, f, "faults",
+          {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
       if (f["model"]) {
         cfg.faults.model = f["model"].as<std::string>();
         if (cfg.faults.model != "links" && cfg.faults.model != "bgl-planes")
-          throw ConfigError(fmt::format("{} = '{}': allowed links, bgl-planes", c.key("faults.model"), cfg.faults.model));
+          throw ConfigError(
+              fmt::format("{} = '{}': allowed links, bgl-planes", c.key("faults.model"), cfg.faults.model));
       }
       if (f["bgl_plane_nodes"])
         cfg.faults.bgl_plane_nodes = get_num<int>(c, f["bgl_plane_nodes"], "faults.bgl_plane_nodes", 1, 1 << 20);

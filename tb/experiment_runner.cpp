@@ -174,11 +174,11 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     return comp;
   };
   net.set_traffic_components(with_bypassed(routing::node_components(net.topology(), permanent_faults([&] {
-    std::vector<ResolvedFault> at0;
-    for (const auto& f : faults)
-      if (f.at == 0) at0.push_back(f);
-    return at0;
-  }()))));
+                                                                      std::vector<ResolvedFault> at0;
+                                                                      for (const auto& f : faults)
+                                                                        if (f.at == 0) at0.push_back(f);
+                                                                      return at0;
+                                                                    }()))));
   FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
   Monitor monitor("monitor", net, cfg, opts.quiet);
 

@@ -36,8 +36,9 @@ std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, c
     throw ConfigError(fmt::format("faults.model = bgl-planes needs a 3-D mesh or torus, got {}", topo.spec()));
   const int kx = cube->radix_of(0), ky = cube->radix_of(1);
   if (plane_nodes % kx != 0 || (kx * ky) % plane_nodes != 0)
-    throw ConfigError(fmt::format("faults.bgl_plane_nodes = {}: must be a multiple of k_x = {} that divides k_x*k_y = {}",
-                                  plane_nodes, kx, kx * ky));
+    throw ConfigError(
+        fmt::format("faults.bgl_plane_nodes = {}: must be a multiple of k_x = {} that divides k_x*k_y = {}",
+                    plane_nodes, kx, kx * ky));
   const int rows = plane_nodes / kx;
   std::vector<char> off(static_cast<std::size_t>(topo.num_nodes()), 0);
   for (const auto& f : faults) {

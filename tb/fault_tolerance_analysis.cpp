@@ -102,7 +102,8 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
       in::RouteKey k{0, c / 4, (c & 2) ? 1 : 0, (c & 1) ? 1 : 0};
       share[in::category_name(k)] = 100.0 * static_cast<double>(n) / static_cast<double>(r.affected);
     }
-    if (r.unroutable > 0) share["unroutable"] = 100.0 * static_cast<double>(r.unroutable) / static_cast<double>(r.affected);
+    if (r.unroutable > 0)
+      share["unroutable"] = 100.0 * static_cast<double>(r.unroutable) / static_cast<double>(r.affected);
     res.push_back({{"faults", r.faults},
                    {"combinations", r.combinations},
                    {"not_tolerated", r.not_tolerated},

@@ -158,15 +158,14 @@ int sc_main(int argc, char* argv[]) {
       "intermediate nodes (I, IxN), disabled adaptivity (D) and misrouting (M): share of fault combinations not "
       "tolerated and of affected paths per mechanism (mesh/torus)");
   ftol->add_option("--topology", ft.topology, "mesh or torus spec (default torus:3x3x3)");
-  ftol->add_option("--mechanism", ft.mechanism,
-                   "I, D, M, I+D, I+M, D+M, I+D+M, IxN (N=1..3), Ix2+D, none (default I)");
+  ftol->add_option("--mechanism", ft.mechanism, "I, D, M, I+D, I+M, D+M, I+D+M, IxN (N=1..3), Ix2+D, none (default I)");
   ftol->add_option("--faults", ft_faults, "faulty links per combination: A..B (default 1..3)");
   auto* ex_flag = ftol->add_flag("--exhaustive", ft_exhaustive, "every combination of the whole network");
   auto* region_opt = ftol->add_option("--region", ft_region, "distance1: every combination inside the region")
                          ->check(CLI::IsMember({"distance1"}));
   ftol->add_option("--center", ft.region_center, "region centre node id (default 0)")->check(CLI::NonNegativeNumber);
-  auto* samples_opt =
-      ftol->add_option("--samples", ft.samples, "random combinations per fault count")->check(CLI::Range(1L, 1000000000L));
+  auto* samples_opt = ftol->add_option("--samples", ft.samples, "random combinations per fault count")
+                          ->check(CLI::Range(1L, 1000000000L));
   ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)");
   ftol->add_option("--threads", ft.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   ftol->add_option("--out", ft_out, "JSON file to write")->required();

@@ -174,9 +174,9 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
         tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
       }
     }
-    subnet_manager = std::make_unique<hw::SubnetManager>(
-        "subnet_manager", *tree, *management, clk.period(), cfg.ddrc.notification_cycles, cfg.ddrc.computation_cycles,
-        cfg.ddrc.distribution_cycles, std::move(tables));
+    subnet_manager = std::make_unique<hw::SubnetManager>("subnet_manager", *tree, *management, clk.period(),
+                                                         cfg.ddrc.notification_cycles, cfg.ddrc.computation_cycles,
+                                                         cfg.ddrc.distribution_cycles, std::move(tables));
   }
 }
 
@@ -251,7 +251,9 @@ void Network::fail_router(routing::RouterId r) {
   }
 }
 
-void Network::set_traffic_components(const std::vector<int>& comp) { m_pattern->set_components(comp); }
+void Network::set_traffic_components(const std::vector<int>& comp) {
+  m_pattern->set_components(comp);
+}
 
 void Network::update_traffic_components(const routing::FaultSet& permanent) {
   m_pattern->set_components(routing::node_components(*m_topo, permanent));

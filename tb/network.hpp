@@ -9,9 +9,9 @@
 
 #include "hw/immunet_control_plane.hpp"
 #include "hw/management_bus.hpp"
-#include "hw/subnet_manager.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
+#include "hw/subnet_manager.hpp"
 #include "hw/table_target.hpp"
 #include "routing_logic/fault_set.hpp"
 #include "tb/experiment_config.hpp"

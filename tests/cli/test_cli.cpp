@@ -334,8 +334,10 @@ TEST(Cli, AnalyzeRoutingSuccess) {
 TEST(Cli, AnalyzeFaultTolerance) {
   const auto d = tmpdir("ftol");
   // 3x3 torus (18 links): every combination of 1..2 faults, C(18,1) + C(18,2).
-  const Result r = run("analyze fault-tolerance --topology torus:3x3 --mechanism I --faults 1..2 --exhaustive "
-                       "--threads 2 --quiet --out " + d + "/ft.json");
+  const Result r =
+      run("analyze fault-tolerance --topology torus:3x3 --mechanism I --faults 1..2 --exhaustive "
+          "--threads 2 --quiet --out " +
+          d + "/ft.json");
   ASSERT_EQ(r.code, 0) << r.output;
   nlohmann::json j;
   std::ifstream(d + "/ft.json") >> j;
@@ -350,15 +352,19 @@ TEST(Cli, AnalyzeFaultTolerance) {
   EXPECT_TRUE(j.contains("combinations_per_second"));
   EXPECT_TRUE(j.contains("fault_tolerant_up_to"));
   // The distance-1 region of the 3x3x3 torus has 33 links (section 5.1.1).
-  const Result reg = run("analyze fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --region "
-                         "distance1 --quiet --out " + d + "/reg.json");
+  const Result reg =
+      run("analyze fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --region "
+          "distance1 --quiet --out " +
+          d + "/reg.json");
   ASSERT_EQ(reg.code, 0) << reg.output;
   std::ifstream(d + "/reg.json") >> j;
   EXPECT_EQ(j["region_links"].get<int>(), 33);
   EXPECT_EQ(j["results"][1]["combinations"].get<long>(), 33 * 32 / 2);
   // Sampling: exactly N combinations per count; progress lines otherwise.
-  const Result smp = run("analyze fault-tolerance --topology torus:3x3x3 --mechanism Ix2 --faults 6..7 --samples 400 "
-                         "--seed 3 --out " + d + "/smp.json");
+  const Result smp =
+      run("analyze fault-tolerance --topology torus:3x3x3 --mechanism Ix2 --faults 6..7 --samples 400 "
+          "--seed 3 --out " +
+          d + "/smp.json");
   ASSERT_EQ(smp.code, 0) << smp.output;
   EXPECT_NE(smp.output.find("combinations/s"), std::string::npos) << smp.output;
   std::ifstream(d + "/smp.json") >> j;
@@ -404,8 +410,10 @@ TEST(Cli, FatTreeUTurnIsVisibleInWaves) {
 
 TEST(Cli, AnalyzeConnectivity) {
   const auto d = tmpdir("conn");
-  const Result r = run("analyze connectivity --topology kary-ntree:4,3 --mechanism ddrc --faults 1..3 --samples 200 "
-                       "--seed 1 --quiet --out " + d + "/c.json");
+  const Result r =
+      run("analyze connectivity --topology kary-ntree:4,3 --mechanism ddrc --faults 1..3 --samples 200 "
+          "--seed 1 --quiet --out " +
+          d + "/c.json");
   ASSERT_EQ(r.code, 0) << r.output;
   nlohmann::json j;
   std::ifstream(d + "/c.json") >> j;

@@ -37,10 +37,13 @@ nlohmann::json run(const char* yaml, const std::vector<std::string>& sets, const
   return r.stats;
 }
 
-long drops(const nlohmann::json& s, const char* reason) { return s["dropped_by_reason"][reason].get<long>(); }
+long drops(const nlohmann::json& s, const char* reason) {
+  return s["dropped_by_reason"][reason].get<long>();
+}
 
 TEST(FatTreeRun, DdrcUpdatesAtTheSumOfTheDelaysAndDropsOnlyBefore) {
-  const std::string out = (std::filesystem::temp_directory_path() / ("ftsim_ddrc_" + std::to_string(getpid()))).string();
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("ftsim_ddrc_" + std::to_string(getpid()))).string();
   const auto s = run(kUturn, {"routing=updown-det", "router.vcs=1", "ddrc.enabled=true"}, out);
   // Hand sum: fault 300 + detection 5 + notification 100 + computation 50 +
   // distribution 2,000 = 2,455.
@@ -98,20 +101,21 @@ TEST_P(FatTreeDlrAlone, KeepsDeliveringAfterTheFault) {
     EXPECT_NEAR(s["mean_hops"].get<double>(), 462.0 / 63.0, 0.25);
   }
 }
-INSTANTIATE_TEST_SUITE_P(Dlr, FatTreeDlrAlone, ::testing::Values("ddlr", "adlr", "ddlr-1fault"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Dlr, FatTreeDlrAlone, ::testing::Values("ddlr", "adlr", "ddlr-1fault"), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+});
 
 struct UniformCase {
   const char* routing;
   int vcs;
   int seed;
 };
-void PrintTo(const UniformCase& c, std::ostream* os) { *os << c.routing << " seed " << c.seed; }
+void PrintTo(const UniformCase& c, std::ostream* os) {
+  *os << c.routing << " seed " << c.seed;
+}
 class FatTreeUniform : public ::testing::TestWithParam<UniformCase> {};
 
 TEST_P(FatTreeUniform, KMinus1RandomFaultsUnderLoad) {
