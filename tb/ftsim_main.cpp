@@ -211,7 +211,14 @@ int sc_main(int argc, char* argv[]) {
       std::cout << "mechanisms:\n"
                 << fmt::format("  {:<16} {}\n", "immunet",
                                "routing: immunet; emergency state, spanning-tree BFC safe ring, provisional and "
-                               "optimised safe tables, distance-vector adaptive tables (torus)");
+                               "optimised safe tables, distance-vector adaptive tables (torus)")
+                << fmt::format("  {:<16} {}\n", "ddrc",
+                               "ddrc.enabled: subnet manager recomputes up*/down* tables on the TLM management plane "
+                               "(with updown-det; hybrid with ddlr/adlr)")
+                << fmt::format("  {:<16} {}\n", "bgl-planes",
+                               "faults.model: each faulty link bypasses its plane of nodes (BlueGene/L-like, 3-D)")
+                << fmt::format("  {:<16} {}\n", "static faults",
+                               "routing inodes:*: routes computed offline for the faults present at cycle 0");
       std::cout << "traffic patterns:\n";
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
       return 0;
