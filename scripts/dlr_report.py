@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Throughput tables of docs/reproduction/fat-tree-dlr.md from the
+dlr-{ddlr,adlr,ddrc}-throughput sweeps, and their plots.
+
+usage: scripts/dlr_report.py PREFIX [IMG_DIR]
+reads PREFIX-ddlr-throughput/results.csv etc.; with IMG_DIR writes
+IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
+"""
+import csv
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+MECHS = ['ddlr', 'adlr', 'ddrc']
+
+
+def main():
+    prefix = sys.argv[1]
+    img = sys.argv[2] if len(sys.argv) > 2 else None
+    data = defaultdict(list)
+    for m in MECHS:
+        for r in csv.DictReader(open(f'{prefix}-{m}-throughput/results.csv')):
+            if r['exit_code'] != '0':
+                continue
+            data[(r['topology'], r['traffic.load'], m, int(r['faults.random_links']))].append(
+                (float(r['accepted_load']), int(r['deadlock'])))
+    for topo in sorted({k[0] for k in data}, reverse=True):
+        faults = sorted({k[3] for k in data if k[0] == topo})
+        print(f'\n{topo}\n\n| load | mechanism | ' + ' | '.join(str(f) for f in faults) + ' |')
+        print('|---|---|' + '---|' * len(faults))
+        for load in sorted({k[1] for k in data if k[0] == topo}, reverse=True):
+            for m in MECHS:
+                cells = []
+                for f in faults:
+                    v = data.get((topo, load, m, f), [])
+                    dl = sum(d for _, d in v)
+                    cells.append((f'{sum(a for a, _ in v) / len(v):.3f}' + (f' ({dl} dl)' if dl else '')) if v else '')
+                print(f'| {load} | {m.upper()} | ' + ' | '.join(cells) + ' |')
+            if img:
+                tag = topo.replace('kary-ntree:', '').replace(',', '-ary-') + f'-{load}'
+                sel = []
+                for m in MECHS:
+                    path = f'/tmp/dlr-report-{m}.csv'
+                    rows = [r for r in csv.DictReader(open(f'{prefix}-{m}-throughput/results.csv'))
+                            if r['topology'] == topo and r['traffic.load'] == load]
+                    with open(path, 'w') as f:
+                        w = csv.DictWriter(f, fieldnames=rows[0].keys())
+                        w.writeheader()
+                        w.writerows(rows)
+                    sel.append(f'{m.upper()}={path}')
+                subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), 'plot_sweep.py'),
+                                f'{img}/dlr-throughput-{tag}.png', 'faults.random_links', 'accepted_load',
+                                f'{topo}, offered {load} flits/node/cycle', 'accepted load (flits/node/cycle)'] + sel,
+                               check=True)
+
+
+if __name__ == '__main__':
+    main()
