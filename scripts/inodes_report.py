@@ -49,7 +49,7 @@ def main():
         print(f"| {x['mechanism']} | {r['affected_paths_percent']:.2f} | " +
               ' | '.join(f'{s[c]:.2f}' if c in s else '' for c in cats) + ' |')
     for sw in ['5vc', '4vc', 'bgl']:
-        path = f'{d}/inodes2-{sw}/results.csv'
+        path = f"{d}/inodes3-{sw}/results.csv"
         if not os.path.exists(path):
             continue
         agg = defaultdict(list)
