@@ -10,18 +10,11 @@
 #include <thread>
 
 #include "routing_logic/inode_analyzer.hpp"  // binomial
+#include "routing_logic/routing_trials.hpp"
 
 namespace ftsim::routing {
 
-namespace {
-
-bool ancestor(const KAryNTree& t, RouterId s, NodeId d) {
-  for (int i = 0; i < t.tier(s); ++i)
-    if (t.switch_digit(s, i) != t.node_digit(d, i)) return false;
-  return true;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults) {
   const auto alive = alive_port_masks(tree, faults);
@@ -37,7 +30,7 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
     for (RouterId s = 0; s < switches; ++s) {
       if (tree.tier(s) != l) continue;
       for (NodeId d = 0; d < nodes; ++d) {
-        if (!ancestor(tree, s, d)) continue;
+        if (!tree.is_ancestor(s, d)) continue;
         const PortId dp = tree.node_digit(d, l);
         if (!live(s, dp)) continue;
         const PortPeer& pp = tree.peer(s, dp);
@@ -88,45 +81,8 @@ bool routing_connected(const RoutingRelation& relation, const FaultSet& faults) 
   std::vector<RerouteState> reroute(static_cast<std::size_t>(tree.num_routers()));
   const int max_hops = 16 + 8 * tree.n() * tree.k();
   for (NodeId s = 0; s < tree.num_nodes(); ++s)
-    for (NodeId d = 0; d < tree.num_nodes(); ++d) {
-      if (s == d) continue;
-      PacketHeader h;
-      h.src = s;
-      h.dst = d;
-      RouterId r = tree.node_router(s);
-      PortId in = tree.node_port(s);
-      VcId vc = 0;
-      bool injected = true, delivered = false;
-      RouteSet out;
-      for (int hop = 0; hop < max_hops; ++hop) {
-        RouteQuery q;
-        q.router = r;
-        q.in_port = in;
-        q.in_vc = vc;
-        q.injected_here = injected;
-        q.header = &h;
-        q.view.port_alive = alive[static_cast<std::size_t>(r)];
-        q.view.reroute = &reroute[static_cast<std::size_t>(r)];
-        q.view.cycle = static_cast<std::uint64_t>(hop);
-        out.clear();
-        relation.route(q, out);
-        if (out.size == 0) break;
-        const RouteCandidate& c = out.items[0];
-        const PortPeer& pp = tree.peer(r, c.port);
-        if (pp.kind == PortPeer::Kind::kNode) {
-          delivered = pp.id == d;
-          break;
-        }
-        if (pp.kind != PortPeer::Kind::kRouter || !(alive[static_cast<std::size_t>(r)] >> c.port & 1U)) break;
-        const VcId out_vc = c.vc_mask ? __builtin_ctz(c.vc_mask) : 0;
-        relation.on_hop(h, r, c.port, out_vc);
-        r = pp.id;
-        in = pp.port;
-        vc = out_vc;
-        injected = false;
-      }
-      if (!delivered) return false;
-    }
+    for (NodeId d = 0; d < tree.num_nodes(); ++d)
+      if (s != d && !walk(relation, alive, s, d, max_hops, &reroute).delivered) return false;
   return true;
 }
 

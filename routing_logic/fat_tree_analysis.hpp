@@ -23,11 +23,11 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
 /// True when the DDRC tables deliver every ordered pair of end nodes.
 bool ddrc_connected(const KAryNTree& tree, const FaultSet& faults);
 
-/// True when `relation` (configured on `tree`), walked hop by hop from every
-/// source to every destination with the first candidate and its lowest VC,
-/// delivers every pair; a discard, an empty candidate set or more than
-/// 16 + 8 n k hops count as failures. ADLR is walked with one re-route
-/// vector per switch, kept across the pairs.
+/// True when `relation` (configured on a k-ary n-tree) delivers every ordered
+/// pair under routing_trials' walk: first candidate, its lowest VC; a
+/// discard, an empty candidate set or more than 16 + 8 n k hops count as
+/// failures. ADLR is walked with one re-route vector per switch, kept across
+/// the pairs.
 bool routing_connected(const RoutingRelation& relation, const FaultSet& faults);
 
 /// One row of `ftsim analyze connectivity`.

@@ -6,13 +6,6 @@ namespace ftsim::routing {
 
 namespace {
 
-bool tree_ancestor(const KAryNTree& t, RouterId s, NodeId d) {
-  const int l = t.tier(s);
-  for (int i = 0; i < l; ++i)
-    if (t.switch_digit(s, i) != t.node_digit(d, i)) return false;
-  return true;
-}
-
 void check_tree(const Topology& topo, const std::string& name) {
   if (dynamic_cast<const KAryNTree*>(&topo) == nullptr)
     throw ConfigError(fmt::format("routing '{}' needs a kary-ntree topology, got {}", name, topo.spec()));
@@ -32,7 +25,7 @@ void UpDownDeterministicRouting::on_configure() {
 
 PortId UpDownDeterministicRouting::default_port(RouterId r, NodeId d) const {
   const int l = m_tree->tier(r);
-  if (tree_ancestor(*m_tree, r, d)) return m_tree->node_digit(d, l);
+  if (m_tree->is_ancestor(r, d)) return m_tree->node_digit(d, l);
   return m_tree->k() + m_tree->node_digit(d, l);
 }
 
@@ -66,7 +59,7 @@ void FatTreeDlrRouting::check_topology(const Topology& topo) const {
 }
 
 bool FatTreeDlrRouting::is_ancestor(RouterId s, NodeId d) const {
-  return tree_ancestor(*m_tree, s, d);
+  return m_tree->is_ancestor(s, d);
 }
 
 void FatTreeDlrRouting::on_configure() {

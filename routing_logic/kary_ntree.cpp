@@ -98,6 +98,12 @@ RouterId KAryNTree::switch_id(const std::vector<int>& w, int tier) const {
   return tier * m_per_tier + idx;
 }
 
+bool KAryNTree::is_ancestor(RouterId s, NodeId d) const {
+  for (int i = 0; i < tier(s); ++i)
+    if (switch_digit(s, i) != node_digit(d, i)) return false;
+  return true;
+}
+
 int KAryNTree::lca_tier(NodeId s, NodeId d) const {
   for (int j = 0; j < m_n; ++j)
     if (node_digit(s, j) != node_digit(d, j)) return j;

@@ -36,6 +36,9 @@ class KAryNTree : public Topology {
   /// Digit i (0..n-1) of node p.
   int node_digit(NodeId p, int i) const;
   RouterId switch_id(const std::vector<int>& w, int tier) const;
+  /// True when switch s is an ancestor of node d (w_i = d_i for i < tier(s)):
+  /// d is reachable from s going down only.
+  bool is_ancestor(RouterId s, NodeId d) const;
   /// Tier of the least common ancestors of two distinct nodes (Definition 7).
   int lca_tier(NodeId s, NodeId d) const;
 

@@ -8,7 +8,8 @@
 
 namespace ftsim::routing {
 
-WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d) {
+WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d,
+                int max_hops, std::vector<RerouteState>* reroute) {
   const Topology& t = relation.topology();
   WalkResult res;
   RouterId r = t.node_router(s);
@@ -19,15 +20,18 @@ WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t
   h.dst = d;
   res.links = t.is_direct() ? 0 : 1;
   bool injected = true;
+  VcId vc = 0;
   RouteSet out;
-  for (int hop = 0; hop < 64; ++hop) {
+  for (int hop = 0; hop < max_hops; ++hop) {
     RouteQuery q;
     q.router = r;
     q.in_port = in;
-    q.in_vc = 0;
+    q.in_vc = vc;
     q.injected_here = injected;
     q.header = &h;
     q.view.port_alive = alive[r];
+    if (reroute != nullptr) q.view.reroute = &(*reroute)[static_cast<std::size_t>(r)];
+    q.view.cycle = static_cast<std::uint64_t>(hop);
     out.clear();
     relation.route(q, out);
     if (out.size == 0) return res;
@@ -40,7 +44,8 @@ WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t
       return res;
     }
     if (pp.kind != PortPeer::Kind::kRouter) return res;
-    relation.on_hop(h, r, c.port, 0);
+    vc = c.vc_mask != 0 ? __builtin_ctz(c.vc_mask) : 0;
+    relation.on_hop(h, r, c.port, vc);
     ++res.links;
     r = pp.id;
     in = pp.port;

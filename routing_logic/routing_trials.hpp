@@ -19,9 +19,13 @@ struct WalkResult {
 
 /// Walks `relation` from node s to node d over the live ports `alive`
 /// (alive_port_masks). At each switch the first candidate is taken (lowest
-/// port, as the relation lists them). Fails when a switch has no candidate,
-/// when a node link of s or d is down, or after 64 hops (a loop).
-WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d);
+/// port, as the relation lists them) on the lowest VC of its mask, and the
+/// header is updated with on_hop. Fails when a switch has no candidate, when a
+/// node link of s or d is down, or after `max_hops` hops (a loop). `reroute`
+/// (one state per router, kept by the caller across walks) is the switch-side
+/// state of ADLR; nullptr walks without it.
+WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d,
+                int max_hops = 64, std::vector<RerouteState>* reroute = nullptr);
 
 /// Shortest live path length in links (BFS), or -1: the "connectivity" bound.
 int live_distance(const Topology& topo, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d);

@@ -14,10 +14,7 @@ void UpDownRouting::on_configure() {
 }
 
 PortId UpDownRouting::down_port(RouterId r, NodeId dst) const {
-  const int l = m_tree->tier(r);
-  for (int i = 0; i < l; ++i)
-    if (m_tree->switch_digit(r, i) != m_tree->node_digit(dst, i)) return kNone;
-  return m_tree->node_digit(dst, l);
+  return m_tree->is_ancestor(r, dst) ? m_tree->node_digit(dst, m_tree->tier(r)) : kNone;
 }
 
 void UpDownRouting::route(const RouteQuery& q, RouteSet& out) const {
