@@ -292,7 +292,15 @@ void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
   Message out = m;
   out.to = pp.id;
   out.port = pp.port;
-  (m.safe ? m_report.safe_control_messages : m_report.adaptive_control_messages)++;
+  // Hops: every link transmission. Packets emitted: a safe-table packet is
+  // created once by its origin and forwarded hop by hop up to the root (one
+  // packet, depth hops); a distance-vector packet is consumed by the
+  // neighbour that receives it, which emits new ones (one packet, one hop).
+  (m.safe ? m_report.safe_control_hops : m_report.adaptive_control_hops)++;
+  if (!m.safe)
+    ++m_report.adaptive_control_packets;
+  else if (m.to == m.origin)
+    ++m_report.safe_control_packets;
   m_messages.emplace_back(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
   if (!m_active) {
     m_active = true;
@@ -304,7 +312,10 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   Node& nd = m_nodes[m.to];
   if (nd.dead) return;
   const EmergencyState& s = nd.logic.state();
-  if (!s.valid || s.epl != m.epl) return;  // a newer emergency is in progress: discard
+  if (!s.valid || s.epl != m.epl) {  // a newer emergency is in progress: discard
+    ++m_report.stale_control_packets;
+    return;
+  }
   if (m.safe) {
     nd.safe[m.origin] = 1ULL << m.port;  // the descendant is below this port
     ++nd.view.epoch;
@@ -312,9 +323,21 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
     if (!s.root) send(Message{true, m.origin, m.epl, 0, m.to, s.parent + 1}, now);
     return;
   }
+  // Section 4.3, with one change to what is retransmitted: a longer distance
+  // is discarded; a shorter one replaces the entry (only the arrival port's
+  // column set) and is retransmitted on every other live port; an equal one
+  // only sets the arrival port's column and is not retransmitted. Every
+  // minimal port still ends in the mask: a node's final distance D is set by
+  // a strict improvement, and each minimal neighbour's own last strict
+  // improvement (to D-1) is retransmitted to it, arriving after that or tying
+  // it. Retransmitting ties (the literal reading) sends one packet per
+  // minimal path, which grows much faster than N^2; this sends about
+  // (degree - 1) N^2, which is what section 6.1 reports ("grows as
+  // n-squared").
   const int d = m.dist + 1;
   if (d > nd.dist[m.origin]) return;
-  if (d < nd.dist[m.origin]) {
+  const bool improved = d < nd.dist[m.origin];
+  if (improved) {
     nd.dist[m.origin] = d;
     nd.adaptive[m.origin] = 1ULL << m.port;
   } else {
@@ -323,6 +346,7 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   m_report.last_table_update_cycle = now;
   ++nd.view.epoch;
   m_routers[m.to]->wake();
+  if (!improved) return;
   const int ports = 2 * m_topo.dimensions();
   for (int i = 0; i < ports; ++i)
     if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);

@@ -37,8 +37,18 @@ struct ImmunetReport {
   std::uint64_t first_detect_cycle = 0;
   std::uint64_t emergency_end_cycle = 0;  ///< the last node left the emergency state
   std::uint64_t last_table_update_cycle = 0;
-  std::uint64_t safe_control_messages = 0;  ///< hop transmissions of safe-table packets
-  std::uint64_t adaptive_control_messages = 0;
+  /// Control packets emitted (the paper's count, section 6.1 Table 1): one
+  /// safe-table packet per non-root node (it travels to the root); one
+  /// distance-vector packet per neighbour at each announcement or
+  /// retransmission (each travels one hop).
+  std::uint64_t safe_control_packets = 0;
+  std::uint64_t adaptive_control_packets = 0;
+  /// Link hops of those packets (a safe-table packet counts its depth).
+  std::uint64_t safe_control_hops = 0;
+  std::uint64_t adaptive_control_hops = 0;
+  /// Control packets (either kind) discarded on arrival because they carry an
+  /// EPL other than the receiver's (section 4.3: a newer emergency).
+  std::uint64_t stale_control_packets = 0;
   std::uint64_t emergencies = 0;      ///< adoptions of a new EPL, over all nodes
   std::uint64_t drained_packets = 0;  ///< safe-ring head packets drained by Table Update Modules
   int root = -1;

@@ -10,6 +10,30 @@
 
 namespace ftsim::hw {
 
+/// How packets from the local node compete with packets in transit for the
+/// router's output VCs (config key `router.injection`).
+enum class InjectionPolicy : std::uint8_t {
+  /// The node's input port takes part in VC allocation like any other input
+  /// (round robin over every input VC).
+  kFair,
+  /// VC allocation: a request from the node's input port loses to every
+  /// in-transit request for the same output VC in the same cycle.
+  kTransitPriority,
+  /// A packet from the node takes an output VC only when that VC has room
+  /// for two packets (the bubble condition of Immunet section 2, which BFC
+  /// applies to injection into a safe ring, applied to the adaptive network
+  /// too). VCT only; with wormhole allocation needs an empty VC anyway.
+  kAdaptiveBubble,
+  /// Both rules at once.
+  kTransitPriorityAdaptiveBubble,
+};
+inline bool transit_priority(InjectionPolicy p) {
+  return p == InjectionPolicy::kTransitPriority || p == InjectionPolicy::kTransitPriorityAdaptiveBubble;
+}
+inline bool adaptive_bubble(InjectionPolicy p) {
+  return p == InjectionPolicy::kAdaptiveBubble || p == InjectionPolicy::kTransitPriorityAdaptiveBubble;
+}
+
 /// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
 struct RouterParams {
   int vcs = 2;           ///< VCs per input port, 1..16
@@ -21,6 +45,7 @@ struct RouterParams {
   int lat_st = 1;        ///< switch (crossbar) traversal
   int lat_link = 1;      ///< link traversal
   int lat_credit = 1;    ///< credit return
+  InjectionPolicy injection = InjectionPolicy::kFair;
   /// Cycles per hop at zero load: RC + VA + SA + ST + LT.
   int hop_latency() const { return lat_rc + lat_va + lat_sa + lat_st + lat_link; }
 };

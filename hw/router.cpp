@@ -291,12 +291,13 @@ void Router::switch_allocation(std::uint64_t c) {
   }
 }
 
-bool Router::output_vc_free(const OutputPort& op, int v, const RouteCandidate& cand, int len) const {
+bool Router::output_vc_free(const OutputPort& op, int v, const RouteCandidate& cand, int len, bool from_node) const {
   const OutputVc& ov = op.vcs[v];
   if (ov.allocated) return false;
   if (op.ejection) return true;
   if (!m_ctx.params.vct) return ov.credits == m_ctx.params.buffer_flits;  // wormhole: atomic allocation
-  return ov.credits >= (cand.enters_ring ? 2 * m_ctx.max_packet_flits : len);
+  const bool bubble = cand.enters_ring || (from_node && adaptive_bubble(m_ctx.params.injection));
+  return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
 }
 
 void Router::vc_allocation(std::uint64_t c) {
@@ -313,6 +314,7 @@ void Router::vc_allocation(std::uint64_t c) {
         continue;
       }
       const int len = m_ctx.packets[iv.packet].length;
+      const bool from_node = m_out[p].ejection;
       int best_port = -1;
       int best_vc = -1;
       bool best_move = false;
@@ -323,7 +325,7 @@ void Router::vc_allocation(std::uint64_t c) {
         const OutputPort& op = m_out[cand.port];
         if (!op.connected || !(m_port_alive >> cand.port & 1U)) continue;
         for (int ov = 0; ov < vcs; ++ov) {
-          if (!(cand.vc_mask >> ov & 1U) || !output_vc_free(op, ov, cand, len)) continue;
+          if (!(cand.vc_mask >> ov & 1U) || !output_vc_free(op, ov, cand, len, from_node)) continue;
           const int score = op.vcs[ov].credits;
           if (cand.priority < best_prio || score > best_score) {
             best_prio = cand.priority;
@@ -338,18 +340,25 @@ void Router::vc_allocation(std::uint64_t c) {
     }
   }
   // Output-VC arbitration, round robin over the requesters' (port, vc) index.
+  // With InjectionPolicy::kTransitPriority a request from the node's input
+  // port ranks after every in-transit request (distance offset by n).
   const int n = radix * vcs;
+  const bool transit_first = transit_priority(m_ctx.params.injection);
+  auto rank = [&](const VaRequest& q, int rr) {
+    const int d = ((q.in_port * vcs + q.in_vc) - rr + n) % n;
+    return transit_first && m_out[q.in_port].ejection ? d + n : d;
+  };
   for (std::size_t i = 0; i < m_va_requests.size(); ++i) {
     const VaRequest& r = m_va_requests[i];
     if (r.out_port < 0) continue;
     OutputPort& op = m_out[r.out_port];
     const int rr = op.rr_va[r.out_vc];
     std::size_t win = i;
-    int win_dist = ((r.in_port * vcs + r.in_vc) - rr + n) % n;
+    int win_dist = rank(r, rr);
     for (std::size_t j = i + 1; j < m_va_requests.size(); ++j) {
       const VaRequest& s = m_va_requests[j];
       if (s.out_port != r.out_port || s.out_vc != r.out_vc) continue;
-      const int d = ((s.in_port * vcs + s.in_vc) - rr + n) % n;
+      const int d = rank(s, rr);
       if (d < win_dist) {
         win = j;
         win_dist = d;

@@ -49,6 +49,8 @@ struct OutputVc {
 /// input round robin. Flow control is credit based; wormhole allocates a
 /// downstream VC only when it is empty (atomic allocation); VCT needs room for
 /// the whole packet, or for two packets when the move enters a bubble ring.
+/// `RouterParams::injection` regulates how the node's own packets compete for
+/// output VCs (fair, transit priority, or a bubble on adaptive injection).
 class Router : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk;
@@ -130,7 +132,8 @@ class Router : public sc_core::sc_module {
   void route_computation(std::uint64_t now);
   /// Fills iv.route for the head packet of input VC (p, v); false: no route.
   bool compute_route(int p, int v, std::uint32_t packet);
-  bool output_vc_free(const OutputPort& op, int v, const routing::RouteCandidate& c, int len) const;
+  /// from_node: the request comes from the node's input port (injection).
+  bool output_vc_free(const OutputPort& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
   void send_credit(int in_port, int vc, std::uint64_t now);
   void discard_front(int p, int v, std::uint64_t now);
   bool has_work() const;

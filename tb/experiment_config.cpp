@@ -26,6 +26,40 @@ std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
   };
 }
 
+bool parse_injection_policy(const std::string& name, hw::InjectionPolicy* out) {
+  for (const auto& [n, p] : {std::pair{"fair", hw::InjectionPolicy::kFair},
+                             std::pair{"transit_priority", hw::InjectionPolicy::kTransitPriority},
+                             std::pair{"adaptive_bubble", hw::InjectionPolicy::kAdaptiveBubble},
+                             std::pair{"transit_priority+adaptive_bubble",
+                                       hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}})
+    if (name == n) {
+      *out = p;
+      return true;
+    }
+  return false;
+}
+
+std::string injection_policy_name(hw::InjectionPolicy p) {
+  switch (p) {
+    case hw::InjectionPolicy::kTransitPriority:
+      return "transit_priority";
+    case hw::InjectionPolicy::kAdaptiveBubble:
+      return "adaptive_bubble";
+    case hw::InjectionPolicy::kTransitPriorityAdaptiveBubble:
+      return "transit_priority+adaptive_bubble";
+    default:
+      return "fair";
+  }
+}
+
+std::string injection_policy_names() {
+  return "fair, transit_priority, adaptive_bubble, transit_priority+adaptive_bubble";
+}
+
+hw::InjectionPolicy default_injection_policy(const std::string& routing) {
+  return routing == "immunet" ? hw::InjectionPolicy::kTransitPriorityAdaptiveBubble : hw::InjectionPolicy::kFair;
+}
+
 namespace {
 
 struct Ctx {
@@ -123,9 +157,10 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr", "ddrc"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
+  bool injection_set = false;
 
   if (const YAML::Node r = root["router"]) {
-    check_map(c, r, "router", {"vcs", "buffer_flits", "flow_control", "latency"});
+    check_map(c, r, "router", {"vcs", "buffer_flits", "flow_control", "latency", "injection"});
     auto& p = cfg.router;
     if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
     if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
@@ -137,6 +172,12 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         p.vct = true;
       else
         throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
+    }
+    if (r["injection"]) {
+      const std::string inj = get_str(c, r["injection"], "router.injection");
+      if (!parse_injection_policy(inj, &p.injection))
+        throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
+      injection_set = true;
     }
     if (const YAML::Node l = r["latency"]) {
       check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
@@ -281,6 +322,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       d.distribution_cycles =
           get_num<std::int64_t>(c, dd["distribution_cycles"], "ddrc.distribution_cycles", 0, std::int64_t{1} << 40);
   }
+
+  if (!injection_set) cfg.router.injection = default_injection_policy(cfg.routing);
 
   // Cross-field checks.
   const auto& tr = cfg.traffic;

@@ -117,4 +117,15 @@ void apply_override(YAML::Node& root, const std::string& assignment);
 /// The traffic pattern names.
 std::vector<std::pair<std::string, std::string>> traffic_pattern_names();
 
+/// `router.injection` names: "fair", "transit_priority", "adaptive_bubble".
+/// parse returns false for any other name.
+bool parse_injection_policy(const std::string& name, hw::InjectionPolicy* out);
+std::string injection_policy_name(hw::InjectionPolicy p);
+std::string injection_policy_names();
+/// The default when `router.injection` is absent:
+/// transit_priority+adaptive_bubble for `immunet` (measured in
+/// docs/reproduction/immunet.md, "Injection regulation"), fair for every
+/// other relation.
+hw::InjectionPolicy default_injection_policy(const std::string& routing);
+
 }  // namespace ftsim::tb

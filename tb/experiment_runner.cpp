@@ -232,6 +232,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["topology"] = topo.spec();
   j["routing"] = cfg.routing;
   j["flow_control"] = cfg.router.vct ? "vct" : "wormhole";
+  j["injection"] = injection_policy_name(cfg.router.injection);
   j["cycles"] = cycles;
   j["nodes"] = topo.num_nodes();
   j["routers"] = topo.num_routers();
@@ -327,13 +328,23 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     rj["happened"] = rep.happened;
     if (rep.happened) {
       rj["first_fault_cycle"] = rep.first_fault_cycle;
+      rj["first_detect_cycle"] = rep.first_detect_cycle;
+      rj["emergency_end_cycle"] = rep.emergency_end_cycle;
+      rj["last_table_update_cycle"] = rep.last_table_update_cycle;
       rj["emergency_cycles"] = rep.emergency_end_cycle - rep.first_detect_cycle;
       rj["reconfiguration_cycles"] = rep.last_table_update_cycle - rep.first_fault_cycle;
       rj["root"] = rep.root >= 0 ? topo.router_label(rep.root) : std::string();
       rj["final_epl"] = rep.final_epl;
     }
-    rj["safe_control_messages"] = rep.safe_control_messages;
-    rj["adaptive_control_messages"] = rep.adaptive_control_messages;
+    // The paper's count (section 6.1, Table 1) is packets emitted; the link
+    // hops are kept alongside.
+    rj["safe_control_messages"] = rep.safe_control_packets;
+    rj["adaptive_control_messages"] = rep.adaptive_control_packets;
+    rj["safe_control_packets"] = rep.safe_control_packets;
+    rj["adaptive_control_packets"] = rep.adaptive_control_packets;
+    rj["safe_control_hops"] = rep.safe_control_hops;
+    rj["adaptive_control_hops"] = rep.adaptive_control_hops;
+    rj["stale_control_packets"] = rep.stale_control_packets;
     rj["emergency_adoptions"] = rep.emergencies;
     rj["drained_packets"] = rep.drained_packets;
     rj["packets_lost"] = dropped;

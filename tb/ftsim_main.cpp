@@ -21,22 +21,61 @@
 #include "routing_logic/routing_trials.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
+#include "tb/gnuplot.hpp"
 #include "tb/sweep.hpp"
 
 namespace {
 
-int plot_timeseries(const std::string& dir) {
-  const std::string gp = dir + "/timeseries.gp";
-  std::ofstream g(gp);
-  g << "set terminal pngcairo size 900,700\nset output '" << dir << "/timeseries.png'\n"
-    << "set datafile separator ','\nset multiplot layout 2,1\nset grid\nset key right bottom\n"
-    << "set ylabel 'flits/node/cycle'\nplot '" << dir
-    << "/timeseries.csv' every ::1 using 2:3 with lines title 'offered', '' every ::1 using 2:4 with lines title "
+/// Time-series plot (DIR/timeseries.png): offered and accepted load, and mean
+/// latency, over cycles; the warm-up and measurement window shaded, and
+/// vertical lines at every fault, repair, and (Immunet) the first detection,
+/// the end of the emergency and the last table update. gnuplot runs without a
+/// shell and leaves no script or log behind. Returns false (with gnuplot's
+/// message in *error) when the plot was not written.
+bool plot_timeseries(const std::string& dir, const std::string& title, const nlohmann::json& stats,
+                     std::uint64_t warmup, std::uint64_t measure, std::string* error) {
+  using ftsim::tb::gnuplot_quote;
+  std::ostringstream g;
+  const std::string csv = gnuplot_quote(dir + "/timeseries.csv");
+  g << "set terminal pngcairo size 1000,750 noenhanced\nset output " << gnuplot_quote(dir + "/timeseries.png")
+    << "\nset datafile separator ','\nset multiplot layout 2,1 title " << gnuplot_quote(title) << "\n"
+    << "set grid\nset key outside right top\nset yrange [0:*]\nset xrange [0:*]\n";
+  // Markers: x = cycle, full height, label at the top.
+  std::vector<std::pair<std::uint64_t, std::string>> marks;
+  if (stats.contains("faults"))
+    for (const auto& f : stats["faults"]) {
+      const std::string what = f.value("label", std::string("fault"));
+      if (f.contains("at") && f["at"].is_number() && f["at"].get<double>() >= 0)
+        marks.emplace_back(f["at"].get<std::uint64_t>(), "fault " + what);
+      if (f.contains("repair") && f["repair"].is_number() && f["repair"].get<double>() >= 0)
+        marks.emplace_back(f["repair"].get<std::uint64_t>(), "repair " + what);
+    }
+  if (stats.contains("reconfiguration") && stats["reconfiguration"].value("happened", false)) {
+    const auto& r = stats["reconfiguration"];
+    marks.emplace_back(r["first_detect_cycle"].get<std::uint64_t>(), "detected");
+    marks.emplace_back(r["emergency_end_cycle"].get<std::uint64_t>(), "emergency over");
+    marks.emplace_back(r["last_table_update_cycle"].get<std::uint64_t>(), "tables final");
+  }
+  std::sort(marks.begin(), marks.end());
+  const char* colours[] = {"#c0392b", "#8e44ad", "#2471a3", "#117a65"};
+  int i = 0;
+  for (const auto& [x, label] : marks) {
+    const char* col = colours[label.rfind("fault", 0) == 0 ? 0 : label.rfind("repair", 0) == 0 ? 3 : 1 + (i % 2)];
+    g << "set arrow from " << x << ", graph 0 to " << x << ", graph 1 nohead dt 2 lw 1.5 lc rgb '" << col << "'\n"
+      << "set label " << gnuplot_quote(label) << " at " << x << ", graph " << (0.97 - 0.07 * (i % 4))
+      << " left offset 0.5,0 textcolor rgb '" << col << "' font ',9'\n";
+    ++i;
+  }
+  g << "set object 1 rect from 0, graph 0 to " << warmup << ", graph 1 behind fc rgb '#eeeeee' fs solid noborder\n"
+    << "set label " << gnuplot_quote("warm-up") << " at " << warmup / 2 << ", graph 0.04 center font ',9'\n"
+    << "set object 2 rect from " << warmup + measure << ", graph 0 to graph 1, graph 1 behind fc rgb '#eeeeee' fs "
+       "solid noborder\n"
+    << "set ylabel 'load (flits/node/cycle)'\nplot " << csv
+    << " every ::1 using 2:3 with lines lw 1.5 title 'offered', '' every ::1 using 2:4 with lines lw 2 title "
        "'accepted'\n"
-    << "set xlabel 'cycle'\nset ylabel 'mean latency (cycles)'\nplot '" << dir
-    << "/timeseries.csv' every ::1 using 2:6 with lines title 'latency'\nunset multiplot\n";
-  g.close();
-  return std::system(fmt::format("gnuplot '{}' 2> '{}/gnuplot.log'", gp, dir).c_str());
+    << "unset label\nset xlabel 'cycle'\nset ylabel 'mean latency (cycles)'\nplot " << csv
+    << " every ::1 using 2:6 with lines lw 1.5 title 'latency'\nunset multiplot\n";
+  return ftsim::tb::run_gnuplot(g.str(), error);
 }
 
 /// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into integers. Throws ConfigError naming the option.
@@ -365,10 +404,12 @@ int sc_main(int argc, char* argv[]) {
       if (!vcd.empty()) std::cout << fmt::format("ftsim: wrote waves to {}\n", vcd);
     }
     if (plot) {
-      if (plot_timeseries(out_dir) == 0) {
+      std::string why;
+      const std::string title = cfg.source["name"] ? cfg.source["name"].as<std::string>() : experiment;
+      if (plot_timeseries(out_dir, title, res.stats, cfg.sim.warmup_cycles, cfg.sim.measure_cycles, &why)) {
         if (!quiet) std::cout << fmt::format("ftsim: wrote plot {}/timeseries.png\n", out_dir);
       } else {
-        std::cerr << "ftsim: gnuplot failed; the plot was not written\n";
+        std::cerr << "ftsim: gnuplot failed; the plot was not written\n" << why;
       }
     }
     if (res.exit_code != 0) std::cerr << "ftsim: " << res.message << "\n";

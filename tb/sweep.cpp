@@ -1,5 +1,7 @@
 #include "tb/sweep.hpp"
 
+#include "tb/gnuplot.hpp"
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "routing_logic/types.hpp"
 
@@ -160,26 +163,24 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
       d << x << " " << a / static_cast<double>(ys.size()) << " " << l / static_cast<double>(ys.size()) << "\n";
     }
     d << "\n\n";
-    acc_cmd +=
-        fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", block ? ", " : "", dat, block, label);
-    lat_cmd +=
-        fmt::format("{}'{}' index {} using 1:3 with linespoints title '{}'", block ? ", " : "", dat, block, label);
+    acc_cmd += fmt::format("{}{} index {} using 1:2 with linespoints title {}", block ? ", " : "", gnuplot_quote(dat),
+                           block, gnuplot_quote(label));
+    lat_cmd += fmt::format("{}{} index {} using 1:3 with linespoints title {}", block ? ", " : "", gnuplot_quote(dat),
+                           block, gnuplot_quote(label));
     ++block;
   }
   d.close();
-  const std::string gp = out_dir + "/plots.gp";
-  std::ofstream g(gp);
-  g << "set terminal pngcairo size 900,600\nset grid\nset key left top\n"
-    << "set xlabel '" << (x_key == "traffic.load" ? "offered load (flits/node/cycle)" : x_key) << "'\n"
-    << "set output '" << out_dir << "/accepted_load.png'\nset ylabel 'accepted load (flits/node/cycle)'\nplot "
-    << acc_cmd << "\n"
-    << "set output '" << out_dir << "/latency.png'\nset ylabel 'mean latency (cycles)'\nset logscale y\nplot "
-    << lat_cmd << "\n";
-  g.close();
-  const int rc = std::system(fmt::format("gnuplot '{}' 2> '{}/gnuplot.log'", gp, out_dir).c_str());
-  if (rc != 0)
-    std::fprintf(stderr, "ftsim sweep: gnuplot failed (see %s/gnuplot.log); %s is still written\n", out_dir.c_str(),
-                 csv_path.c_str());
+  std::ostringstream g;
+  g << "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key left top\n"
+    << "set xlabel " << gnuplot_quote(x_key == "traffic.load" ? "offered load (flits/node/cycle)" : x_key) << "\n"
+    << "set output " << gnuplot_quote(out_dir + "/accepted_load.png")
+    << "\nset ylabel 'accepted load (flits/node/cycle)'\nplot " << acc_cmd << "\n"
+    << "set output " << gnuplot_quote(out_dir + "/latency.png")
+    << "\nset ylabel 'mean latency (cycles)'\nset logscale y\nplot " << lat_cmd << "\n";
+  std::string why;
+  if (!run_gnuplot(g.str(), &why))
+    std::fprintf(stderr, "ftsim sweep: gnuplot failed; %s is still written, the plots are not\n%s", csv_path.c_str(),
+                 why.c_str());
 }
 
 }  // namespace

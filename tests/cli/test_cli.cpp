@@ -292,6 +292,31 @@ TEST(Cli, SweepWritesResultsAndPlots) {
   EXPECT_EQ(rows, 4);
   EXPECT_TRUE(fs::exists(d + "/out/accepted_load.png"));
   EXPECT_TRUE(fs::exists(d + "/out/latency.png"));
+  EXPECT_FALSE(fs::exists(d + "/out/plots.gp"));  // no scripts or logs left behind
+  EXPECT_FALSE(fs::exists(d + "/out/gnuplot.log"));
+}
+
+TEST(Cli, PlotPathsAreNeverRunThroughAShell) {
+  // An output folder whose name is shell (and gnuplot) syntax: the plot is
+  // written into that folder and nothing named INJECTED appears anywhere.
+  const auto d = tmpdir("inject");
+  const std::string weird = "o'; touch INJECTED; echo '";
+  const std::string out = d + "/" + weird;
+  const Result r = run("run " + kBase + kShort + " --plot --out \"" + out + "\"");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out + "/timeseries.png")) << r.output;
+  EXPECT_FALSE(fs::exists("INJECTED"));
+  EXPECT_FALSE(fs::exists(d + "/INJECTED"));
+  EXPECT_FALSE(fs::exists(out + "/timeseries.gp"));
+  EXPECT_FALSE(fs::exists(out + "/gnuplot.log"));
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 300}\n"
+                                           "grid:\n  traffic.load: [0.05, 0.1]\n");
+  const Result s = run("sweep " + sweep + " --jobs 2 --quiet --out \"" + d + "/s" + weird + "\"");
+  ASSERT_EQ(s.code, 0) << s.output;
+  EXPECT_TRUE(fs::exists(d + "/s" + weird + "/accepted_load.png")) << s.output;
+  EXPECT_FALSE(fs::exists("INJECTED"));
 }
 
 TEST(Cli, AnalyzeRoutingSuccess) {

@@ -51,6 +51,23 @@ TEST(Config, ErrorsNameKeyAndRange) {
             std::string::npos);
   EXPECT_NE(msg("{}", {"novalue"}).find("dotted.key=value"), std::string::npos);
   EXPECT_NE(msg("a: [").find("malformed YAML"), std::string::npos);
+  EXPECT_NE(msg("router: {injection: greedy}").find("router.injection"), std::string::npos);
+  EXPECT_NE(msg("router: {injection: greedy}").find("transit_priority"), std::string::npos);
+}
+
+TEST(Config, InjectionPolicyDefaultsPerRelationAndRoundTrips) {
+  EXPECT_EQ(tb::parse_experiment("routing: dor\n", {}).router.injection, hw::InjectionPolicy::kFair);
+  EXPECT_EQ(tb::parse_experiment("routing: immunet\n", {}).router.injection,
+            tb::default_injection_policy("immunet"));
+  EXPECT_NE(tb::default_injection_policy("immunet"), hw::InjectionPolicy::kFair);
+  EXPECT_EQ(tb::parse_experiment("routing: immunet\nrouter: {injection: fair}\n", {}).router.injection,
+            hw::InjectionPolicy::kFair);
+  for (auto p : {hw::InjectionPolicy::kFair, hw::InjectionPolicy::kTransitPriority, hw::InjectionPolicy::kAdaptiveBubble,
+                 hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}) {
+    hw::InjectionPolicy back = hw::InjectionPolicy::kFair;
+    ASSERT_TRUE(tb::parse_injection_policy(tb::injection_policy_name(p), &back));
+    EXPECT_EQ(back, p);
+  }
 }
 
 namespace {
