@@ -389,6 +389,18 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     const auto cfg = ftsim::tb::load_experiment(experiment, sets);
+    if (!vcd.empty()) {
+      // Found before the simulation: the folder is created, and a file that
+      // cannot be written is a user error (exit 2), not an internal one.
+      const std::filesystem::path vp(vcd);
+      std::error_code ec;
+      if (vp.has_parent_path()) std::filesystem::create_directories(vp.parent_path(), ec);
+      if (ec)
+        throw ftsim::routing::ConfigError(
+            fmt::format("--vcd {}: cannot create the folder {}: {}", vcd, vp.parent_path().string(), ec.message()));
+      if (std::filesystem::is_directory(vp) || !std::ofstream(vcd, std::ios::app))
+        throw ftsim::routing::ConfigError(fmt::format("--vcd {}: cannot write this file", vcd));
+    }
     ftsim::tb::RunOptions ro;
     ro.out_dir = out_dir;
     ro.vcd_path = vcd;

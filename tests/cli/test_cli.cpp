@@ -245,6 +245,22 @@ TEST(Cli, ImmunetEmergencyIsVisibleInWaves) {
   expect_gtkw_signals_exist(std::string(FTSIM_SOURCE_DIR) + "/waves/immunet-emergency.gtkw", vcd);
 }
 
+TEST(Cli, DemoWavesAndPlotAreWrittenIntoANewFolder) {
+  // scripts/demo.sh's run, shortened after the emergency: --vcd creates its
+  // folder, every signal of the demo's GTKWave view exists, and router 4,3
+  // (the higher-id end of the failed link 3,3:x+) is the root.
+  const auto d = tmpdir("demo") + "/new/folder";
+  const Result r = run("run " + std::string(FTSIM_SOURCE_DIR) +
+                       "/experiments/immunet-8x8-link-fault.yaml --quiet --plot --out " + d + " --vcd " + d +
+                       "/waves/w.vcd --trace-from 9990 --trace-to 10600 --set sim.warmup_cycles=1000 "
+                       "--set sim.measure_cycles=10000 --set sim.max_drain_cycles=0");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(d + "/timeseries.png"));
+  Vcd vcd(d + "/waves/w.vcd");
+  EXPECT_EQ(vcd.of("SystemC.net.router_4_3.rm.root").back().second, "1");
+  expect_gtkw_signals_exist(std::string(FTSIM_SOURCE_DIR) + "/waves/immunet-8x8-demo.gtkw", vcd);
+}
+
 TEST(Cli, VcdHasHierarchyAndValueChanges) {
   const auto d = tmpdir("vcd");
   const Result r = run("run " + kBase + kShort + " --set traffic.load=0.3 --out " + d + " --vcd " + d +
