@@ -27,11 +27,11 @@ std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
 }
 
 bool parse_injection_policy(const std::string& name, hw::InjectionPolicy* out) {
-  for (const auto& [n, p] : {std::pair{"fair", hw::InjectionPolicy::kFair},
-                             std::pair{"transit_priority", hw::InjectionPolicy::kTransitPriority},
-                             std::pair{"adaptive_bubble", hw::InjectionPolicy::kAdaptiveBubble},
-                             std::pair{"transit_priority+adaptive_bubble",
-                                       hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}})
+  for (const auto& [n, p] :
+       {std::pair{"fair", hw::InjectionPolicy::kFair},
+        std::pair{"transit_priority", hw::InjectionPolicy::kTransitPriority},
+        std::pair{"adaptive_bubble", hw::InjectionPolicy::kAdaptiveBubble},
+        std::pair{"transit_priority+adaptive_bubble", hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}})
     if (name == n) {
       *out = p;
       return true;
@@ -176,7 +176,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (r["injection"]) {
       const std::string inj = get_str(c, r["injection"], "router.injection");
       if (!parse_injection_policy(inj, &p.injection))
-        throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
+        throw ConfigError(
+            fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
       injection_set = true;
     }
     if (const YAML::Node l = r["latency"]) {

@@ -68,7 +68,8 @@ bool plot_timeseries(const std::string& dir, const std::string& title, const nlo
   }
   g << "set object 1 rect from 0, graph 0 to " << warmup << ", graph 1 behind fc rgb '#eeeeee' fs solid noborder\n"
     << "set label " << gnuplot_quote("warm-up") << " at " << warmup / 2 << ", graph 0.04 center font ',9'\n"
-    << "set object 2 rect from " << warmup + measure << ", graph 0 to graph 1, graph 1 behind fc rgb '#eeeeee' fs "
+    << "set object 2 rect from " << warmup + measure
+    << ", graph 0 to graph 1, graph 1 behind fc rgb '#eeeeee' fs "
        "solid noborder\n"
     << "set ylabel 'load (flits/node/cycle)'\nplot " << csv
     << " every ::1 using 2:3 with lines lw 1.5 title 'offered', '' every ::1 using 2:4 with lines lw 2 title "

@@ -57,13 +57,12 @@ TEST(Config, ErrorsNameKeyAndRange) {
 
 TEST(Config, InjectionPolicyDefaultsPerRelationAndRoundTrips) {
   EXPECT_EQ(tb::parse_experiment("routing: dor\n", {}).router.injection, hw::InjectionPolicy::kFair);
-  EXPECT_EQ(tb::parse_experiment("routing: immunet\n", {}).router.injection,
-            tb::default_injection_policy("immunet"));
+  EXPECT_EQ(tb::parse_experiment("routing: immunet\n", {}).router.injection, tb::default_injection_policy("immunet"));
   EXPECT_NE(tb::default_injection_policy("immunet"), hw::InjectionPolicy::kFair);
   EXPECT_EQ(tb::parse_experiment("routing: immunet\nrouter: {injection: fair}\n", {}).router.injection,
             hw::InjectionPolicy::kFair);
-  for (auto p : {hw::InjectionPolicy::kFair, hw::InjectionPolicy::kTransitPriority, hw::InjectionPolicy::kAdaptiveBubble,
-                 hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}) {
+  for (auto p : {hw::InjectionPolicy::kFair, hw::InjectionPolicy::kTransitPriority,
+                 hw::InjectionPolicy::kAdaptiveBubble, hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}) {
     hw::InjectionPolicy back = hw::InjectionPolicy::kFair;
     ASSERT_TRUE(tb::parse_injection_policy(tb::injection_policy_name(p), &back));
     EXPECT_EQ(back, p);
