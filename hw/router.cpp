@@ -340,8 +340,8 @@ void Router::vc_allocation(std::uint64_t c) {
     }
   }
   // Output-VC arbitration, round robin over the requesters' (port, vc) index.
-  // With InjectionPolicy::kTransitPriority a request from the node's input
-  // port ranks after every in-transit request (distance offset by n).
+  // With transit priority (alone or with the bubble) a request from the
+  // node's input port ranks after every in-transit request (distance + n).
   const int n = radix * vcs;
   const bool transit_first = transit_priority(m_ctx.params.injection);
   auto rank = [&](const VaRequest& q, int rr) {

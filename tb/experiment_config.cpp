@@ -26,12 +26,18 @@ std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
   };
 }
 
+namespace {
+// The one table of `router.injection` names.
+constexpr std::pair<const char*, hw::InjectionPolicy> kInjectionPolicies[] = {
+    {"fair", hw::InjectionPolicy::kFair},
+    {"transit_priority", hw::InjectionPolicy::kTransitPriority},
+    {"adaptive_bubble", hw::InjectionPolicy::kAdaptiveBubble},
+    {"transit_priority+adaptive_bubble", hw::InjectionPolicy::kTransitPriorityAdaptiveBubble},
+};
+}  // namespace
+
 bool parse_injection_policy(const std::string& name, hw::InjectionPolicy* out) {
-  for (const auto& [n, p] :
-       {std::pair{"fair", hw::InjectionPolicy::kFair},
-        std::pair{"transit_priority", hw::InjectionPolicy::kTransitPriority},
-        std::pair{"adaptive_bubble", hw::InjectionPolicy::kAdaptiveBubble},
-        std::pair{"transit_priority+adaptive_bubble", hw::InjectionPolicy::kTransitPriorityAdaptiveBubble}})
+  for (const auto& [n, p] : kInjectionPolicies)
     if (name == n) {
       *out = p;
       return true;
@@ -40,20 +46,15 @@ bool parse_injection_policy(const std::string& name, hw::InjectionPolicy* out) {
 }
 
 std::string injection_policy_name(hw::InjectionPolicy p) {
-  switch (p) {
-    case hw::InjectionPolicy::kTransitPriority:
-      return "transit_priority";
-    case hw::InjectionPolicy::kAdaptiveBubble:
-      return "adaptive_bubble";
-    case hw::InjectionPolicy::kTransitPriorityAdaptiveBubble:
-      return "transit_priority+adaptive_bubble";
-    default:
-      return "fair";
-  }
+  for (const auto& [n, q] : kInjectionPolicies)
+    if (p == q) return n;
+  return "fair";
 }
 
 std::string injection_policy_names() {
-  return "fair, transit_priority, adaptive_bubble, transit_priority+adaptive_bubble";
+  std::string out;
+  for (const auto& [n, p] : kInjectionPolicies) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
 }
 
 hw::InjectionPolicy default_injection_policy(const std::string& routing) {
