@@ -1,5 +1,7 @@
 #include "hw/immunet_control_plane.hpp"
 
+#include <algorithm>
+
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
 #include "tables/immunet_tables.hpp"
@@ -183,13 +185,14 @@ void ImmunetControlPlane::tick() {
         l->bundle.stop = after.emergency;
   }
   // Control packets of the table updates.
-  while (!m_messages.empty() && m_messages.front().first <= c) {
-    const Message m = m_messages.front().second;
-    m_messages.pop_front();
+  if (m_link_pending > 0) collect_link_sends();
+  while (!m_messages.empty() && m_messages.top().when <= c) {
+    const Message m = m_messages.top().m;
+    m_messages.pop();
     deliver(m, c);
   }
   const bool was_active = m_active;
-  m_active = m_in_emergency > 0 || !m_messages.empty();
+  m_active = m_in_emergency > 0 || !m_messages.empty() || m_link_pending > 0;
   for (int r = 0; r < n && !m_active; ++r) {
     const auto& s = m_nodes[r].logic.state();
     m_active = !m_nodes[r].dead &&
@@ -206,13 +209,13 @@ void ImmunetControlPlane::tick() {
   }
   if (m_active) {
     // Sleep through stretches with only control packets in flight.
-    const bool only_messages = m_in_emergency == 0 && !m_messages.empty();
+    const bool only_messages = m_in_emergency == 0 && m_link_pending == 0 && !m_messages.empty();
     bool logic_idle = true;
     for (int r = 0; r < n && logic_idle; ++r) {
       const auto& s = m_nodes[r].logic.state();
       logic_idle = m_nodes[r].dead || !(s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now);
     }
-    const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.front().first - c : 1;
+    const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.top().when - c : 1;
     next_trigger(sc_core::sc_time::from_value(m_ctx.period_ticks) * static_cast<double>(gap));
   }
 }
@@ -301,10 +304,51 @@ void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
     ++m_report.adaptive_control_packets;
   else if (m.to == m.origin)
     ++m_report.safe_control_packets;
-  m_messages.emplace_back(now + static_cast<std::uint64_t>(m_params.control_packet_cycles), out);
+  const int flits = m_params.control_packet_flits;
+  if (flits <= 0) {
+    m_messages.push(Timed{now + static_cast<std::uint64_t>(m_params.control_packet_cycles), m_seq++, out});
+  } else {
+    std::uint32_t token;
+    if (m_free_tokens.empty()) {
+      token = static_cast<std::uint32_t>(m_on_link.size());
+      m_on_link.push_back({});
+    } else {
+      token = m_free_tokens.back();
+      m_free_tokens.pop_back();
+    }
+    m_on_link[token] = OnLink{out, now, m_seq++};
+    ++m_link_pending;
+    m_routers[m.to]->queue_control(m.port, flits, token, now);
+  }
   if (!m_active) {
     m_active = true;
     m_wake.notify(sc_core::sc_time::from_value(m_ctx.period_ticks / 2));
+  }
+}
+
+void ImmunetControlPlane::collect_link_sends() {
+  // A hop whose last flit left at cycle s is handled by the receiver at
+  // s + control_packet_cycles - flits: at zero load (s = send + flits) that
+  // is exactly control_packet_cycles after the send, so the link only adds
+  // the cycles the flits waited for it.
+  const auto flits = static_cast<std::uint64_t>(m_params.control_packet_flits);
+  for (Router* r : m_routers) {
+    auto& sent = r->sent_control();
+    for (const auto& [token, s] : sent) {
+      const OnLink& ol = m_on_link[token];
+      --m_link_pending;
+      m_free_tokens.push_back(token);
+      if (s == Router::kControlLost) {
+        ++m_report.lost_control_packets;
+        continue;
+      }
+      const std::uint64_t wait = s - (ol.queued + flits);
+      m_report.control_link_flits += flits;
+      m_report.control_link_wait_cycles += wait;
+      m_report.control_link_wait_max = std::max(m_report.control_link_wait_max, wait);
+      m_messages.push(Timed{s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, ol.seq, ol.m});
+    }
+    sent.clear();
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "hw/emergency_logic.hpp"
@@ -23,7 +25,15 @@ struct LinkDirection;
 struct ImmunetParams {
   int handle_cycles = 100;           ///< a node handles and retransmits an emergency, cycles
   int ack_window = 10;               ///< cycles after propagation in which ACKs count
-  int control_packet_cycles = 1000;  ///< one control packet over one hop, cycles
+  int control_packet_cycles = 1000;  ///< one control packet over one hop at zero load, cycles
+  /// Flits (phits) of one control packet on a link, 0..64. Default 2: the
+  /// node id and the distance share one 32-bit phit, the 32-bit EPL takes the
+  /// other (section 5: EPL of 32 bits; section 6: phits of 4 bytes). Each hop
+  /// then takes its flits from the link's bandwidth, competing with the
+  /// crossbar, and a hop costs control_packet_cycles plus the cycles the
+  /// flits waited for the link. 0: control packets take no link bandwidth
+  /// (every hop exactly control_packet_cycles; the model before this option).
+  int control_packet_flits = 2;
   int epl_bits = 32;
   /// Diagnostic: boot with the safe network of a fault-free tree tour (one
   /// ring, as after a reconfiguration) instead of the dimension rings.
@@ -49,8 +59,14 @@ struct ImmunetReport {
   /// Control packets (either kind) discarded on arrival because they carry an
   /// EPL other than the receiver's (section 4.3: a newer emergency).
   std::uint64_t stale_control_packets = 0;
-  std::uint64_t emergencies = 0;      ///< adoptions of a new EPL, over all nodes
-  std::uint64_t drained_packets = 0;  ///< safe-ring head packets drained by Table Update Modules
+  /// Control packets on links (control_packet_flits > 0): flits sent, and the
+  /// cycles hops waited for the link beyond the zero-load time (sum, max).
+  std::uint64_t control_link_flits = 0;
+  std::uint64_t control_link_wait_cycles = 0;
+  std::uint64_t control_link_wait_max = 0;
+  std::uint64_t lost_control_packets = 0;  ///< lost with a failed link or router
+  std::uint64_t emergencies = 0;           ///< adoptions of a new EPL, over all nodes
+  std::uint64_t drained_packets = 0;       ///< safe-ring head packets drained by Table Update Modules
   int root = -1;
   std::uint32_t final_epl = 0;
   double mean_distance_before = 0;
@@ -136,9 +152,28 @@ class ImmunetControlPlane : public sc_core::sc_module {
   std::vector<LinkDirection*> m_out_links;  // [r * radix + p]: link direction out of r on port p
   ImmunetParams m_params;
   std::vector<Node> m_nodes;
-  /// Control packets in flight, in delivery order: every hop costs the same
-  /// latency and packets are sent in time order, so a FIFO is a priority queue.
-  std::deque<std::pair<std::uint64_t, Message>> m_messages;
+  /// Control packets in flight after their link: (delivery cycle, send
+  /// order) -> message, earliest first. The send order breaks ties, so the
+  /// delivery order never depends on the order processes run in a cycle.
+  struct Timed {
+    std::uint64_t when;
+    std::uint64_t seq;
+    Message m;
+    bool operator>(const Timed& o) const { return when != o.when ? when > o.when : seq > o.seq; }
+  };
+  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> m_messages;
+  /// Control packets queued at a router output, waiting for link slots,
+  /// indexed by the token the router reports back; free tokens are reused.
+  struct OnLink {
+    Message m;
+    std::uint64_t queued;
+    std::uint64_t seq;
+  };
+  std::vector<OnLink> m_on_link;
+  std::vector<std::uint32_t> m_free_tokens;
+  int m_link_pending = 0;
+  std::uint64_t m_seq = 0;
+  void collect_link_sends();
   std::vector<EmergencyWires> m_idle;
   EmergencyInputs m_inputs;
   sc_core::sc_event m_wake;

@@ -87,6 +87,8 @@ void Router::fail() {
   }
   m_buffered = 0;
   m_waiting_va = 0;
+  for (auto& op : m_out) lose_control(op);
+  m_control_outputs = 0;
   for (auto* ni : m_nis) ni->fail();
   m_port_alive = 0;
 }
@@ -125,7 +127,39 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   return true;
 }
 
+void Router::queue_control(int p, int flits, std::uint32_t token, std::uint64_t now) {
+  OutputPort& op = m_out[static_cast<std::size_t>(p)];
+  if (m_failed || op.link == nullptr || op.link->failed) {
+    m_control_sent.emplace_back(token, kControlLost);
+    return;
+  }
+  op.control.push_back(OutputPort::Control{token, flits, now, true});
+  m_control_outputs |= 1ULL << p;
+  wake();
+}
+
+void Router::lose_control(OutputPort& op) {
+  for (const auto& ctl : op.control) m_control_sent.emplace_back(ctl.token, kControlLost);
+  op.control.clear();
+}
+
+std::uint64_t Router::control_ready(std::uint64_t now) {
+  std::uint64_t ready = 0;
+  for (std::uint64_t m = m_control_outputs; m != 0; m &= m - 1) {
+    const int o = __builtin_ctzll(m);
+    OutputPort& op = m_out[static_cast<std::size_t>(o)];
+    if (op.link->failed) {
+      lose_control(op);
+      m_control_outputs &= ~(1ULL << o);
+    } else if (op.control.front().queued < now && !op.link->bundle.stop) {
+      ready |= 1ULL << o;
+    }
+  }
+  return ready;
+}
+
 bool Router::has_work() const {
+  if (m_control_outputs != 0) return true;
   if (m_buffered > 0) return true;
   for (std::size_t p = 0; p < m_in.size(); ++p) {
     if (m_in[p].link != nullptr && !m_in[p].link->flits.empty()) return true;
@@ -155,7 +189,7 @@ void Router::tick() {
   }
   for (auto* ni : m_nis) ni->tick(c);
   receive(c);
-  if (m_buffered > 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
+  if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
     // Immunet: in the emergency state packets in transit stay in the local
     // buffers and are not retransmitted to the output ports (section 5).
     if (m_immunet == nullptr || !m_immunet->emergency) switch_allocation(c);
@@ -240,18 +274,38 @@ void Router::switch_allocation(std::uint64_t c) {
       break;
     }
   }
+  // Immunet's Table Update Module is one more requester of an output with a
+  // control packet queued (index `radix` in that output's round robin).
+  const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
+  requested_outputs |= control;
   if (requested_outputs == 0) return;
   const auto& prm = m_ctx.params;
   for (int o = 0; o < radix; ++o) {
     if (!(requested_outputs >> o & 1U)) continue;
     OutputPort& op = m_out[o];
     int winner = -1;
-    for (int i = 0; i < radix; ++i) {
-      const int p = (op.rr_sa + i) % radix;
-      if (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o) {
+    const int requesters = radix + static_cast<int>(control >> o & 1U);
+    for (int i = 0; i < requesters; ++i) {
+      const int p = (op.rr_sa + i) % requesters;
+      if (p == radix || (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o)) {
         winner = p;
         break;
       }
+    }
+    if (winner == radix) {
+      op.rr_sa = 0;
+      op.grant = radix;
+      OutputPort::Control& ctl = op.control.front();
+      op.link->bundle.data = ctl.token;
+      op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
+      op.link->bundle.req1 = ctl.head;
+      ctl.head = false;
+      if (--ctl.flits_left == 0) {
+        m_control_sent.emplace_back(ctl.token, c);
+        op.control.pop_front();
+        if (op.control.empty()) m_control_outputs &= ~(1ULL << o);
+      }
+      continue;
     }
     const int v = m_sa_request[winner];
     InputPort& ip = m_in[winner];

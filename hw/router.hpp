@@ -3,6 +3,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,21 @@ class Router : public sc_core::sc_module {
   /// packet at its head that is not being forwarded, removes that packet
   /// (returning its credits) and gives its id. Returns false otherwise.
   bool drain_safe_head(int p, int need_free, std::uint32_t* packet);
+  /// Immunet Table Update Module (section 4.2: "the BFC safe ring will be
+  /// shared between packets belonging to the applications ... and some control
+  /// packets"): queues a control packet of `flits` flits (>= 1) on output port
+  /// p at cycle `now`. From the next cycle its flits compete for the link in
+  /// the output's switch-allocation round robin as one more requester beside
+  /// the input ports, one flit per won cycle, and wait while the receiver
+  /// drives STOP. They need no credits: the receiver's Table Update Module
+  /// buffers take them (section 5). When the last flit has left at cycle s,
+  /// (token, s) is appended to sent_control(); a failed link or router loses
+  /// the packet and reports (token, kControlLost).
+  void queue_control(int p, int flits, std::uint32_t token, std::uint64_t now);
+  static constexpr std::uint64_t kControlLost = ~0ULL;
+  /// Control packets whose last flit left (or that were lost) since the
+  /// caller last cleared the list: (token, cycle).
+  std::vector<std::pair<std::uint32_t, std::uint64_t>>& sent_control() { return m_control_sent; }
   /// Brings a failed router back (empty buffers, fresh credits, all ports
   /// down until the network marks them alive after detection).
   void repair();
@@ -122,6 +138,13 @@ class Router : public sc_core::sc_module {
     int grant = -1;          // traced: input port granted this cycle
     Flit last_flit;          // traced
     std::vector<int> rr_va;  // per output VC arbiter
+    struct Control {
+      std::uint32_t token;
+      int flits_left;
+      std::uint64_t queued;
+      bool head;
+    };
+    std::deque<Control> control;  // Table Update Module packets waiting for the link
   };
 
   void tick();
@@ -137,6 +160,9 @@ class Router : public sc_core::sc_module {
   void send_credit(int in_port, int vc, std::uint64_t now);
   void discard_front(int p, int v, std::uint64_t now);
   bool has_work() const;
+  /// Outputs whose head control packet may take the link this cycle.
+  std::uint64_t control_ready(std::uint64_t now);
+  void lose_control(OutputPort& op);
 
   routing::RouterId m_id;
   NetworkContext& m_ctx;
@@ -152,7 +178,9 @@ class Router : public sc_core::sc_module {
   std::uint32_t route_epoch() const { return (m_immunet != nullptr ? m_immunet->epoch : 0) + m_alive_epoch; }
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
-  int m_waiting_va = 0;  // input VCs in kVcAlloc
+  int m_waiting_va = 0;                 // input VCs in kVcAlloc
+  std::uint64_t m_control_outputs = 0;  // bit o: output o has control packets queued
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> m_control_sent;
   std::uint64_t m_seen_drop_epoch = 0;
   bool m_sleeping = false;
   bool m_failed = false;

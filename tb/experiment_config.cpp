@@ -287,7 +287,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
 
   if (const YAML::Node im = root["immunet"]) {
     check_map(c, im, "immunet",
-              {"handle_cycles", "ack_window", "control_packet_cycles", "max_moves", "boot_safe_network"});
+              {"handle_cycles", "ack_window", "control_packet_cycles", "control_packet_flits", "max_moves",
+               "boot_safe_network"});
     if (im["boot_safe_network"]) {
       auto& m = cfg.immunet;
       m.boot_safe_network = get_str(c, im["boot_safe_network"], "immunet.boot_safe_network");
@@ -302,6 +303,13 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (im["control_packet_cycles"])
       m.control_packet_cycles =
           get_num<int>(c, im["control_packet_cycles"], "immunet.control_packet_cycles", 1, 100000000);
+    if (im["control_packet_flits"])
+      m.control_packet_flits = get_num<int>(c, im["control_packet_flits"], "immunet.control_packet_flits", 0, 64);
+    if (m.control_packet_flits >= m.control_packet_cycles)
+      throw ConfigError(
+          fmt::format("{} = {} must exceed immunet.control_packet_flits = {} (a hop sends its flits "
+                      "within its zero-load time)",
+                      c.key("immunet.control_packet_cycles"), m.control_packet_cycles, m.control_packet_flits));
     if (im["max_moves"]) m.max_moves = get_num<int>(c, im["max_moves"], "immunet.max_moves", 0, 255);
   }
   if (const YAML::Node dl = root["dlr"]) {

@@ -65,6 +65,7 @@ struct ImmunetSpec {
   int handle_cycles = 100;           ///< a node handles and retransmits an emergency
   int ack_window = 10;               ///< ACK time-out after propagation
   int control_packet_cycles = 1000;  ///< one table-update control packet over one hop
+  int control_packet_flits = 2;      ///< its flits on the link, 0..64 (0: no link bandwidth)
   int max_moves = 4;                 ///< safe -> adaptive moves allowed per packet (livelock bound)
   /// Safe network at boot: "dimension-rings" (section 2) or, as a
   /// diagnostic, "tree-ring" (the single tour ring a reconfiguration builds).

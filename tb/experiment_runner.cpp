@@ -345,6 +345,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     rj["safe_control_hops"] = rep.safe_control_hops;
     rj["adaptive_control_hops"] = rep.adaptive_control_hops;
     rj["stale_control_packets"] = rep.stale_control_packets;
+    rj["control_link_flits"] = rep.control_link_flits;
+    rj["control_link_wait_cycles"] = rep.control_link_wait_cycles;
+    rj["control_link_wait_max"] = rep.control_link_wait_max;
+    rj["lost_control_packets"] = rep.lost_control_packets;
     rj["emergency_adoptions"] = rep.emergencies;
     rj["drained_packets"] = rep.drained_packets;
     rj["packets_lost"] = dropped;

@@ -148,6 +148,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     ip.handle_cycles = cfg.immunet.handle_cycles;
     ip.ack_window = cfg.immunet.ack_window;
     ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
+    ip.control_packet_flits = cfg.immunet.control_packet_flits;
     ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
     immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t),
                                                         rs, nis, in_links, out_links, ip);

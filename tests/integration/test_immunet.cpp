@@ -301,3 +301,80 @@ TEST(ImmunetInjection, FairInjectionCollapsesOnTheSingleRing) {
   EXPECT_GT(before, 0.45);
   EXPECT_LT(after, 0.5 * before) << "before " << before << " after " << after;
 }
+
+// Control packets on the links (immunet.control_packet_flits, section 4.2:
+// the ring is shared by application and control packets). The Table Update
+// Module is one more requester in an output's switch-allocation round robin.
+namespace {
+const char* kLine = R"(
+topology: mesh:4
+routing: dor
+router: {vcs: 2, buffer_flits: 8, flow_control: vct}
+traffic: {pattern: uniform, load: 0.01, packet_flits: 4}
+sim: {warmup_cycles: 0, measure_cycles: 1000000, seed: 1}
+)";
+// No application traffic at all (the generators never start).
+void silence(test::Harness& h) {
+  for (auto& g : h.net->generators) g.stop();
+}
+int port_towards(const routing::Topology& t, int from, int to) {
+  for (int p = 1; p < t.max_radix(); ++p)
+    if (t.peer(from, p).kind == routing::PortPeer::Kind::kRouter && t.peer(from, p).id == to) return p;
+  return -1;
+}
+}  // namespace
+
+TEST(ImmunetControlLinks, IdleLinkSendsOneFlitPerCycle) {
+  // Queued at cycle 100, eligible from 101: 5 flits leave at 101..105.
+  test::Harness h(kLine);
+  silence(h);
+  h.run(100);
+  hw::Router& r0 = h.net->routers[0];
+  r0.queue_control(port_towards(h.net->topology(), 0, 1), 5, 7, 100);
+  h.run(50);
+  ASSERT_EQ(r0.sent_control().size(), 1U);
+  EXPECT_EQ(r0.sent_control()[0].first, 7U);
+  EXPECT_EQ(r0.sent_control()[0].second, 105U);
+}
+
+TEST(ImmunetControlLinks, SaturatedLinkIsSharedRoundRobin) {
+  // Node 0 of the line sends all its traffic east: at offered 1.0 the link
+  // 0->1 is saturated by the node's input port. The Table Update Module is the
+  // only other requester of that output, so round robin gives it at least
+  // every second cycle: a 16-flit packet takes more than 16 cycles (it waited
+  // for the link) and at most 32.
+  test::Harness h(kLine, {"traffic.load=1.0"});
+  h.run(3000);
+  hw::Router& r0 = h.net->routers[0];
+  r0.queue_control(port_towards(h.net->topology(), 0, 1), 16, 1, 3000);
+  h.run(100);
+  ASSERT_EQ(r0.sent_control().size(), 1U);
+  const std::uint64_t took = r0.sent_control()[0].second - 3000;
+  std::printf("16-flit control packet on the saturated link took %llu cycles\n", static_cast<unsigned long long>(took));
+  EXPECT_GT(took, 16U);
+  EXPECT_LE(took, 32U);
+}
+
+TEST(ImmunetControlLinks, FailedLinkLosesQueuedControlPackets) {
+  test::Harness h(kLine, {"faults=[{link: '1:x-', at: 50, repair: 1000}]"});
+  silence(h);
+  h.run(100);
+  hw::Router& r1 = h.net->routers[1];
+  r1.queue_control(port_towards(h.net->topology(), 1, 0), 2, 9, 100);
+  h.run(10);
+  ASSERT_EQ(r1.sent_control().size(), 1U);
+  EXPECT_EQ(r1.sent_control()[0].second, hw::Router::kControlLost);
+}
+
+TEST(ImmunetControlLinks, EveryHopPutsItsFlitsOnALinkOnce) {
+  // 4x4 torus, one link fault, no application traffic: every control hop
+  // puts control_packet_flits = 3 flits on a link exactly once, none is lost.
+  test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]", "immunet.control_packet_flits=3"});
+  silence(h);
+  h.run(40000);
+  EXPECT_FALSE(h.net->immunet->busy());
+  const auto& rep = h.net->immunet->report();
+  EXPECT_EQ(rep.control_link_flits, 3 * (rep.safe_control_hops + rep.adaptive_control_hops));
+  EXPECT_EQ(rep.lost_control_packets, 0U);
+  EXPECT_EQ(rep.safe_control_packets, 15U);
+}
