@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "routing_logic/types.hpp"
+#include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
 
@@ -386,35 +387,20 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in '{}'", assignment, path));
     keys.push_back(k);
   }
-  YAML::Node value;
-  try {
-    value = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
-  }
+  const YAML::Node value = parse_yaml_document(text, fmt::format("--set '{}': value", assignment));
   root = with_override(root, keys, 0, value, assignment);
 }
 
 ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                                   const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(
-        fmt::format("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml_document(yaml_text, origin);
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   for (const auto& o : overrides) apply_override(root, o);
   return parse_root(root, Ctx{origin});
 }
 
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("cannot read experiment file '{}'", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_experiment(buf.str(), overrides, path);
+  return parse_experiment(read_yaml_file(path, "experiment file"), overrides, path);
 }
 
 }  // namespace ftsim::tb

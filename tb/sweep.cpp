@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "routing_logic/types.hpp"
+#include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
 
@@ -33,14 +34,7 @@ std::string scalar(const YAML::Node& n) {
 
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(sweep_path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(fmt::format("cannot read sweep file '{}'", sweep_path));
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}: malformed YAML at line {}: {}", sweep_path, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = parse_yaml_document(read_yaml_file(sweep_path, "sweep file"), sweep_path);
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
   const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot"};
   for (const auto& kv : root)

@@ -62,6 +62,28 @@ TEST(Cli, MalformedYaml) {
   expect_config_error(write_file(d, "bad.yaml", "topology: [mesh:8x8\nrouting: dor\n"), "malformed YAML");
 }
 
+TEST(Cli, InputThatIsNotAYamlFileIsAUserError) {
+  // A directory used to run the default experiment with exit 0; /dev/zero
+  // was read for ever and ended as an internal error.
+  const auto d = tmpdir("notafile");
+  expect_config_error(d, "is a directory");
+  expect_config_error("/dev/zero", "not a regular file");
+  expect_config_error(d + "/missing.yaml", "does not exist");
+  const Result r = run("sweep " + d + " --quiet --out " + d + "/sw");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("sweep file"), std::string::npos) << r.output;
+}
+
+TEST(Cli, DuplicateKeysAreRejected) {
+  const auto d = tmpdir("dupkeys");
+  expect_config_error(write_file(d, "dup.yaml", "topology: mesh:4x4\nrouting: dor\ntopology: mesh:2x2\n"),
+                      "key 'topology' appears twice");
+  const std::string sw = write_file(d, "sw.yaml", "experiment: " + kBase + "\ngrid: {traffic.load: [0.1]}\ngrid: {}\n");
+  const Result r = run("sweep " + sw + " --quiet --out " + d + "/sw");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("key 'grid' appears twice"), std::string::npos) << r.output;
+}
+
 TEST(Cli, UnknownKey) {
   expect_config_error(kBase + kShort + " --set router.vc=2", "router.vc");
   const auto d = tmpdir("unknown");

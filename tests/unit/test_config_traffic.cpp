@@ -52,6 +52,13 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("{}", {"novalue"}).find("dotted.key=value"), std::string::npos);
   EXPECT_NE(msg("a: [").find("malformed YAML"), std::string::npos);
   EXPECT_NE(msg("router: {injection: greedy}").find("router.injection"), std::string::npos);
+  // Duplicate keys: yaml-cpp reads the first and iterates both, so the run
+  // and the stats.json echo disagreed; and keys that are not names.
+  EXPECT_NE(msg("topology: mesh:4x4\ntopology: mesh:2x2\n").find("key 'topology' appears twice"), std::string::npos);
+  EXPECT_NE(msg("router: {vcs: 2, vcs: 4}").find("line 1, column 18"), std::string::npos);
+  EXPECT_NE(msg("faults: [{link: '1,1:x+', at: 3, at: 5}]").find("'at' appears twice"), std::string::npos);
+  EXPECT_NE(msg("? [a, b]\n: 1\n").find("must be a plain name, not a list"), std::string::npos);
+  EXPECT_NE(msg("{}", {"router={vcs: 2, vcs: 3}"}).find("--set 'router={vcs: 2, vcs: 3}'"), std::string::npos);
   EXPECT_NE(msg("router: {injection: greedy}").find("transit_priority"), std::string::npos);
 }
 
