@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -77,20 +78,21 @@ std::string scalar_text(const YAML::Node& n) {
 }
 
 template <typename T>
-T get_num(const Ctx& c, const YAML::Node& n, const std::string& key, T lo, T hi) {
+T get_num(const Ctx& c, const YAML::Node& n, const std::string& key, T lo, T hi, const char* range = nullptr) {
+  const std::string allowed = range != nullptr ? std::string(range) : fmt::format("{}..{}", lo, hi);
   T v{};
   try {
     if (!n.IsScalar()) throw YAML::BadConversion(n.Mark());
     v = n.as<T>();
   } catch (const YAML::Exception&) {
-    throw ConfigError(fmt::format("{} = '{}' is not a number; allowed {}..{}", c.key(key), scalar_text(n), lo, hi));
+    throw ConfigError(fmt::format("{} = '{}' is not a number; allowed {}", c.key(key), scalar_text(n), allowed));
   }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::isfinite(v))
       throw ConfigError(fmt::format("{} = '{}' is not a finite number", c.key(key), scalar_text(n)));
   }
   if (v < lo || v > hi)
-    throw ConfigError(fmt::format("{} = {} out of range: allowed {}..{}", c.key(key), scalar_text(n), lo, hi));
+    throw ConfigError(fmt::format("{} = {} out of range: allowed {}", c.key(key), scalar_text(n), allowed));
   return v;
 }
 
@@ -209,10 +211,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
     }
     if (t["load"]) {
-      s.load = get_num<double>(c, t["load"], "traffic.load", -1e300, 1e300);
-      if (s.load <= 0.0 || s.load > 1.0)
-        throw ConfigError(
-            fmt::format("{} = {} out of range: allowed (0, 1] flits/node/cycle", c.key("traffic.load"), s.load));
+      s.load = get_num<double>(c, t["load"], "traffic.load", std::numeric_limits<double>::min(), 1.0,
+                               "(0, 1] flits/node/cycle");
     }
     if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
     if (t["packet_flits_long"])

@@ -79,7 +79,10 @@ bool plot_timeseries(const std::string& dir, const std::string& title, const nlo
   return ftsim::tb::run_gnuplot(g.str(), error);
 }
 
-/// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into integers. Throws ConfigError naming the option.
+constexpr long long kMaxRangeValues = 100000;
+
+/// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into integers (at most
+/// kMaxRangeValues of them). Throws ConfigError naming the option.
 std::vector<int> parse_range(const std::string& text, const std::string& option) {
   std::vector<int> out;
   auto num = [&](const std::string& t) {
@@ -106,7 +109,11 @@ std::vector<int> parse_range(const std::string& text, const std::string& option)
     const int b = num(rest);
     if (step < 1 || b < a)
       throw ftsim::routing::ConfigError(fmt::format("{} '{}': expected A..B with A <= B and STEP >= 1", option, text));
-    for (int v = a; v <= b; v += step) out.push_back(v);
+    const long long count = (static_cast<long long>(b) - a) / step + 1;
+    if (count > kMaxRangeValues)
+      throw ftsim::routing::ConfigError(
+          fmt::format("{} '{}': {} values; at most {} allowed", option, text, count, kMaxRangeValues));
+    for (long long v = a; v <= b; v += step) out.push_back(static_cast<int>(v));  // no int overflow at INT_MAX
     return out;
   }
   std::size_t pos = 0;
@@ -183,7 +190,7 @@ int sc_main(int argc, char* argv[]) {
   success->add_option("--fault-rate", an_rate, "percent of links faulty instead of a count: A..B[:STEP], 0..100");
   success->add_option("--trials", an_trials, "trials per fault count (default 100000)")
       ->check(CLI::Range(1L, 100000000L));
-  success->add_option("--seed", an_seed, "seed (default 1)");
+  success->add_option("--seed", an_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
   success->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   success->add_option("--out", an_out, "JSON file to write")->required();
   success->add_flag("--quiet", quiet, "no summary line");
@@ -206,7 +213,7 @@ int sc_main(int argc, char* argv[]) {
   ftol->add_option("--center", ft.region_center, "region centre node id (default 0)")->check(CLI::NonNegativeNumber);
   auto* samples_opt = ftol->add_option("--samples", ft.samples, "random combinations per fault count")
                           ->check(CLI::Range(1L, 1000000000L));
-  ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)");
+  ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)")->check(CLI::NonNegativeNumber);
   ftol->add_option("--threads", ft.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   ftol->add_option("--out", ft_out, "JSON file to write")->required();
   ftol->add_flag("--quiet", quiet, "no progress or summary");
@@ -228,7 +235,7 @@ int sc_main(int argc, char* argv[]) {
   conn->add_option("--faults", cn_faults, "faulty switch-switch links: A..B, A..B:STEP or A,B,C (default 1..10)");
   conn->add_option("--samples", cn_samples, "fault sets per count; exact enumeration when C(L,f) <= samples")
       ->check(CLI::Range(1L, 100000000L));
-  conn->add_option("--seed", cn_seed, "seed (default 1)");
+  conn->add_option("--seed", cn_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
   conn->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
   conn->add_option("--out", cn_out, "JSON file to write")->required();
   conn->add_flag("--quiet", quiet, "no summary line");

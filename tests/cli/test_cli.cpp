@@ -382,6 +382,17 @@ TEST(Cli, AnalyzeRoutingSuccess) {
   EXPECT_EQ(run("analyze routing-success --algorithms teleport --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze routing-success --faults 5..2 --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze routing-success --faults 0..500 --out " + d + "/x.json").code, 2);
+  // INT_MAX as the end of a range overflowed the loop counter (UBSan), then
+  // allocated until bad_alloc; a negative seed wrapped to 2^64-1.
+  const Result big = run("analyze routing-success --faults 2147483646..2147483647 --out " + d + "/x.json");
+  EXPECT_EQ(big.code, 2) << big.output;
+  const Result huge = run("analyze routing-success --faults 0..2147483647 --out " + d + "/x.json");
+  EXPECT_EQ(huge.code, 2) << huge.output;
+  EXPECT_NE(huge.output.find("at most 100000"), std::string::npos) << huge.output;
+  for (const char* an : {"routing-success", "fault-tolerance", "connectivity"}) {
+    const Result neg = run(std::string("analyze ") + an + " --seed -1 --out " + d + "/x.json");
+    EXPECT_EQ(neg.code, 2) << an << ": " << neg.output;
+  }
   const Result bad = run("analyze routing-success --algorithms shortest,wormhole --out " + d + "/x.json");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.output.find("wormhole"), std::string::npos);

@@ -52,6 +52,8 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("{}", {"novalue"}).find("dotted.key=value"), std::string::npos);
   EXPECT_NE(msg("a: [").find("malformed YAML"), std::string::npos);
   EXPECT_NE(msg("router: {injection: greedy}").find("router.injection"), std::string::npos);
+  EXPECT_NE(msg("traffic: {load: lots}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
+  EXPECT_NE(msg("traffic: {load: 0}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   // Duplicate keys: yaml-cpp reads the first and iterates both, so the run
   // and the stats.json echo disagreed; and keys that are not names.
   EXPECT_NE(msg("topology: mesh:4x4\ntopology: mesh:2x2\n").find("key 'topology' appears twice"), std::string::npos);
