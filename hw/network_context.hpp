@@ -74,6 +74,7 @@ struct NetworkStats {
   std::uint64_t ts_flits_delivered = 0;
   std::uint64_t ts_packets_delivered = 0;
   std::uint64_t ts_latency_sum = 0;
+  std::uint64_t ts_hops_sum = 0;  ///< router-to-router hops of the packets delivered
   std::uint64_t ts_dropped = 0;
   std::uint64_t dropped_total() const {
     std::uint64_t s = 0;

@@ -100,6 +100,7 @@ void NetworkInterface::tick(std::uint64_t now) {
     s.ts_latency_sum += lat;
     if (s.in_window(now)) s.window_flits_delivered += p.length;
     const int hops = p.hops + (m_ctx.topology->is_direct() ? 0 : 2);
+    s.ts_hops_sum += static_cast<std::uint64_t>(hops);
     if (p.measured) {
       --s.measured_outstanding;
       s.latencies.push_back(static_cast<std::uint32_t>(lat));

@@ -87,11 +87,14 @@ class Monitor : public sc_core::sc_module {
     const double mean_lat = s.ts_packets_delivered
                                 ? static_cast<double>(s.ts_latency_sum) / static_cast<double>(s.ts_packets_delivered)
                                 : 0.0;
-    csv += fmt::format("{},{},{:.6f},{:.6f},{},{:.3f},{},{},{}\n", m_last_row, c,
+    const double mean_hops =
+        s.ts_packets_delivered ? static_cast<double>(s.ts_hops_sum) / static_cast<double>(s.ts_packets_delivered) : 0.0;
+    csv += fmt::format("{},{},{:.6f},{:.6f},{},{:.3f},{},{},{},{:.4f}\n", m_last_row, c,
                        static_cast<double>(s.ts_flits_created) / (nodes * span),
                        static_cast<double>(s.ts_flits_delivered) / (nodes * span), s.ts_packets_delivered, mean_lat,
-                       s.ts_dropped, queued, m_net.buffered_flits());
+                       s.ts_dropped, queued, m_net.buffered_flits(), mean_hops);
     s.ts_flits_created = s.ts_flits_delivered = s.ts_packets_delivered = s.ts_latency_sum = s.ts_dropped = 0;
+    s.ts_hops_sum = 0;
     m_last_row = c;
   }
 
@@ -387,7 +390,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     std::ofstream(opts.out_dir + "/stats.json") << j.dump(2) << "\n";
     std::ofstream ts(opts.out_dir + "/timeseries.csv");
     ts << "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,packets_delivered,"
-          "mean_latency_cycles,packets_dropped,source_queue_packets,buffered_flits\n"
+          "mean_latency_cycles,packets_dropped,source_queue_packets,buffered_flits,mean_hops\n"
        << monitor.csv;
   }
   return res;
