@@ -147,6 +147,24 @@ TEST(Cli, RunWritesOutputsAndIsDeterministic) {
   std::string header;
   std::getline(ts, header);
   EXPECT_EQ(header.rfind("cycle_start,cycle_end,offered", 0), 0U);
+  // mean_hops, the last column: averaged over the rows (weighted by packets)
+  // it is the mean DOR distance of uniform traffic on the 8x8 mesh, pairs of
+  // distinct nodes: per dimension (k^2 - 1) / (3k) over all pairs, 2 x 63/24
+  // = 5.25, times N / (N - 1) = 64/63 for excluding self pairs: 5.333.
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "mean_hops");
+  std::string line;
+  double hops = 0;
+  double packets = 0;
+  while (std::getline(ts, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 10U) << line;
+    packets += std::stod(f[4]);
+    hops += std::stod(f[4]) * std::stod(f[9]);
+  }
+  ASSERT_GT(packets, 500);
+  EXPECT_NEAR(hops / packets, 5.25 * 64.0 / 63.0, 0.2);
 }
 
 TEST(Cli, DeadlockIsReportedAndExitsNonZero) {
