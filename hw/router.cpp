@@ -101,7 +101,14 @@ void Router::repair() {
       ov.credits = op.ejection ? kInfiniteCredits : m_ctx.params.buffer_flits;
     }
   for (auto* ni : m_nis) ni->repair();
+  // Ports to other routers stay down until the network detects each repaired
+  // link; the ports to this router's own interfaces (direct networks: no
+  // topology link, nothing to detect) come back with the router. Leaving them
+  // down kept the router from ever ejecting again and wedged the network.
   m_port_alive = 0;
+  for (std::size_t p = 0; p < m_out.size(); ++p)
+    if (m_out[p].ejection && m_out[p].link != nullptr && m_out[p].link->link_id < 0) m_port_alive |= 1ULL << p;
+  ++m_alive_epoch;
   wake();
 }
 

@@ -27,11 +27,19 @@ class Monitor : public sc_core::sc_module {
       : sc_module(name), m_net(net), m_cfg(cfg), m_quiet(quiet), m_start(Clock::now()), m_last_print(m_start) {
     m_interval =
         std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles, cfg.sim.watchdog_cycles / 4}));
+    const bool adlr = cfg.routing.rfind("adlr", 0) == 0;
+    m_stuck_cycles = static_cast<std::uint64_t>(
+        std::max<std::int64_t>(cfg.sim.watchdog_cycles, adlr ? 2 * cfg.dlr.reroute_timeout : 0));
     SC_METHOD(check);
   }
 
   bool deadlock = false;
   std::uint64_t deadlock_cycle = 0;
+  /// "no_flit_moved": nothing moved for W cycles while flits were buffered;
+  /// "stuck_flit": flits kept moving somewhere, but one has waited at the
+  /// head of an input VC for W cycles outside any reconfiguration.
+  std::string deadlock_kind;
+  std::string stuck_where;
   std::uint64_t end_cycle = 0;
   bool drained = false;
   std::vector<std::string> blocked;
@@ -57,11 +65,34 @@ class Monitor : public sc_core::sc_module {
     const auto w = static_cast<std::uint64_t>(m_cfg.sim.watchdog_cycles);
     if (c >= s.last_move_cycle + w && m_net.buffered_flits() > 0) {
       deadlock = true;
+      deadlock_kind = "no_flit_moved";
       deadlock_cycle = s.last_move_cycle;
       blocked = m_net.blocked_vcs(64);
       chain = m_net.wait_for_chain();
       finish(c);
       return;
+    }
+    // A trickle elsewhere must not hide packets that no longer move: every
+    // W/4 cycles, outside reconfigurations (an Immunet emergency holds flits
+    // by design; a subnet manager computes new tables), the oldest flit at the
+    // head of an input VC must have arrived less than W cycles ago.
+    const bool reconfiguring =
+        (m_net.immunet != nullptr && m_net.immunet->busy()) || (m_net.subnet_manager && m_net.subnet_manager->busy());
+    if (reconfiguring) {
+      m_quiet_since = c;
+    } else if (c >= m_next_stuck_check) {
+      m_next_stuck_check = c + std::max<std::uint64_t>(1, w / 4);
+      const auto o = m_net.oldest_waiting_flit();
+      if (o.found && c >= std::max(o.since, m_quiet_since) + m_stuck_cycles) {
+        deadlock = true;
+        deadlock_kind = "stuck_flit";
+        deadlock_cycle = o.since;
+        stuck_where = o.where;
+        blocked = m_net.blocked_vcs(64);
+        chain = m_net.wait_for_chain();
+        finish(c);
+        return;
+      }
     }
     if (c >= s.window_end &&
         (s.measured_outstanding == 0 || c >= s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles))) {
@@ -100,6 +131,11 @@ class Monitor : public sc_core::sc_module {
 
   Network& m_net;
   const ExperimentConfig& m_cfg;
+  std::uint64_t m_next_stuck_check = 0;
+  std::uint64_t m_quiet_since = 0;  // end of the last reconfiguration seen
+  /// W, or twice ADLR's re-route timeout when longer (a packet may wait that
+  /// long by design before it is re-routed).
+  std::uint64_t m_stuck_cycles = 0;
   bool m_quiet;
   std::int64_t m_interval;
   Clock::time_point m_start;
@@ -184,6 +220,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                                                                     }()))));
   FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
   Monitor monitor("monitor", net, cfg, opts.quiet);
+  if (opts.on_elaborated) opts.on_elaborated(net);
 
   const sc_core::sc_time period = net.clk.period();
   const auto sim_start = Clock::now();
@@ -285,10 +322,9 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["conservation_ok"] = conserved;
   j["deadlock"] = monitor.deadlock;
   if (monitor.deadlock)
-    j["deadlock_report"] = {{"last_move_cycle", monitor.deadlock_cycle},
-                            {"watchdog_cycles", cfg.sim.watchdog_cycles},
-                            {"blocked_vcs", monitor.blocked},
-                            {"wait_for_chain", monitor.chain}};
+    j["deadlock_report"] = {{"kind", monitor.deadlock_kind},     {"last_move_cycle", monitor.deadlock_cycle},
+                            {"stuck_flit", monitor.stuck_where}, {"watchdog_cycles", cfg.sim.watchdog_cycles},
+                            {"blocked_vcs", monitor.blocked},    {"wait_for_chain", monitor.chain}};
   j["drained"] = monitor.drained;
   {
     nlohmann::json by_vc = nlohmann::json::array();
@@ -380,10 +416,15 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                               s.created, s.delivered, dropped, in_flight);
   } else if (monitor.deadlock && !cfg.sim.deadlock_is_outcome) {
     res.exit_code = 3;
-    res.message = fmt::format(
-        "deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}", cfg.sim.watchdog_cycles,
-        monitor.deadlock_cycle,
-        monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> ")));
+    const std::string chain =
+        monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> "));
+    res.message = monitor.deadlock_kind == "stuck_flit"
+                      ? fmt::format(
+                            "deadlock: a flit has not moved for {} cycles since cycle {} at {} while others "
+                            "still move; wait-for chain: {}",
+                            cfg.sim.watchdog_cycles, monitor.deadlock_cycle, monitor.stuck_where, chain)
+                      : fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
+                                    cfg.sim.watchdog_cycles, monitor.deadlock_cycle, chain);
   }
   if (!opts.out_dir.empty()) {
     std::filesystem::create_directories(opts.out_dir);

@@ -2,11 +2,14 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 #include "tb/experiment_config.hpp"
 
 namespace ftsim::tb {
+
+class Network;
 
 struct RunOptions {
   std::string out_dir;          ///< where stats.json and timeseries.csv go; empty: do not write
@@ -15,6 +18,9 @@ struct RunOptions {
   std::int64_t trace_to = -1;   ///< last traced cycle (-1: end of run)
   bool quiet = false;           ///< no progress on stderr
   std::string experiment_name;
+  /// Tests: called once the network is elaborated, before cycle 0 (to inject
+  /// a defect the configuration cannot express).
+  std::function<void(Network&)> on_elaborated;
 };
 
 /// Outcome of a run. exit_code: 0 ok, 3 deadlock (unless the experiment

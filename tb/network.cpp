@@ -291,6 +291,30 @@ std::uint64_t Network::buffered_flits() const {
   return n;
 }
 
+Network::OldestFlit Network::oldest_waiting_flit() const {
+  OldestFlit o;
+  const hw::Router* at = nullptr;
+  int port = 0;
+  int vc = 0;
+  for (const auto& r : routers)
+    for (int p = 0; p < r.radix(); ++p)
+      for (int v = 0; v < m_ctx.params.vcs; ++v) {
+        const auto& fifo = r.input_vc(p, v).fifo;
+        if (fifo.empty() || (o.found && fifo.front().ready >= o.since)) continue;
+        o.found = true;
+        o.since = fifo.front().ready;
+        at = &r;
+        port = p;
+        vc = v;
+      }
+  if (o.found) {
+    const std::uint32_t id = at->input_vc(port, vc).fifo.front().item.packet;
+    o.where = fmt::format("{}.input_{}.vc{} (packet {}, {}->{})", at->name(), m_topo->port_name(at->id(), port), vc, id,
+                          m_ctx.packets[id].header.src, m_ctx.packets[id].header.dst);
+  }
+  return o;
+}
+
 std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
   std::vector<std::string> out;
   static const char* kState[] = {"idle", "vc_alloc", "active"};

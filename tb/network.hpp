@@ -82,6 +82,14 @@ class Network : public sc_core::sc_module {
   /// Deadlock diagnosis: the blocked VCs and one wait-for cycle (or chain).
   std::vector<std::string> blocked_vcs(std::size_t limit) const;
   std::vector<std::string> wait_for_chain() const;
+  /// The flit that has waited longest at the head of an input VC: arrival
+  /// cycle (found = false when every VC is empty) and where it waits.
+  struct OldestFlit {
+    bool found = false;
+    std::uint64_t since = 0;  ///< cycle it entered the buffer
+    std::string where;        ///< router.input_port.vcN and the packet
+  };
+  OldestFlit oldest_waiting_flit() const;
 
   /// Registers the waves of every router and link.
   void trace(sc_core::sc_trace_file* tf) const;
