@@ -29,15 +29,15 @@ class Monitor : public sc_core::sc_module {
         std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles, cfg.sim.watchdog_cycles / 4}));
     const bool adlr = cfg.routing.rfind("adlr", 0) == 0;
     m_stuck_cycles = static_cast<std::uint64_t>(
-        std::max<std::int64_t>(cfg.sim.watchdog_cycles, adlr ? 2 * cfg.dlr.reroute_timeout : 0));
+        std::max<std::int64_t>(4 * cfg.sim.watchdog_cycles, adlr ? 2 * cfg.dlr.reroute_timeout : 0));
     SC_METHOD(check);
   }
 
   bool deadlock = false;
   std::uint64_t deadlock_cycle = 0;
   /// "no_flit_moved": nothing moved for W cycles while flits were buffered;
-  /// "stuck_flit": flits kept moving somewhere, but one has waited at the
-  /// head of an input VC for W cycles outside any reconfiguration.
+  /// "stuck_flit": flits kept moving somewhere, but one has waited in a
+  /// transit input VC for 4W cycles outside any reconfiguration.
   std::string deadlock_kind;
   std::string stuck_where;
   std::uint64_t end_cycle = 0;
@@ -74,8 +74,11 @@ class Monitor : public sc_core::sc_module {
     }
     // A trickle elsewhere must not hide packets that no longer move: every
     // W/4 cycles, outside reconfigurations (an Immunet emergency holds flits
-    // by design; a subnet manager computes new tables), the oldest flit at the
-    // head of an input VC must have arrived less than W cycles ago.
+    // by design; a subnet manager computes new tables), the oldest flit in a
+    // transit input VC must have arrived less than 4W cycles ago. 4W, not W:
+    // beyond saturation a flit on a congested escape ring can wait several
+    // thousand cycles and still move (Immunet 8x8 with fair injection at
+    // offered 1.0: between 5,000 and 10,000).
     const bool reconfiguring =
         (m_net.immunet != nullptr && m_net.immunet->busy()) || (m_net.subnet_manager && m_net.subnet_manager->busy());
     if (reconfiguring) {
@@ -111,8 +114,7 @@ class Monitor : public sc_core::sc_module {
 
   void emit_row(std::uint64_t c) {
     auto& s = m_net.context().stats;
-    const double span = static_cast<double>(c - m_last_row);
-    const double nodes = m_net.topology().num_nodes();
+    const double node_cycles = std::max(1.0, m_net.live_node_cycles(m_last_row, c));
     std::size_t queued = 0;
     for (const auto& ni : m_net.interfaces) queued += ni.source_queue_length();
     const double mean_lat = s.ts_packets_delivered
@@ -121,8 +123,8 @@ class Monitor : public sc_core::sc_module {
     const double mean_hops =
         s.ts_packets_delivered ? static_cast<double>(s.ts_hops_sum) / static_cast<double>(s.ts_packets_delivered) : 0.0;
     csv += fmt::format("{},{},{:.6f},{:.6f},{},{:.3f},{},{},{},{:.4f}\n", m_last_row, c,
-                       static_cast<double>(s.ts_flits_created) / (nodes * span),
-                       static_cast<double>(s.ts_flits_delivered) / (nodes * span), s.ts_packets_delivered, mean_lat,
+                       static_cast<double>(s.ts_flits_created) / node_cycles,
+                       static_cast<double>(s.ts_flits_delivered) / node_cycles, s.ts_packets_delivered, mean_lat,
                        s.ts_dropped, queued, m_net.buffered_flits(), mean_hops);
     s.ts_flits_created = s.ts_flits_delivered = s.ts_packets_delivered = s.ts_latency_sum = s.ts_dropped = 0;
     s.ts_hops_sum = 0;
@@ -133,7 +135,7 @@ class Monitor : public sc_core::sc_module {
   const ExperimentConfig& m_cfg;
   std::uint64_t m_next_stuck_check = 0;
   std::uint64_t m_quiet_since = 0;  // end of the last reconfiguration seen
-  /// W, or twice ADLR's re-route timeout when longer (a packet may wait that
+  /// 4W, or twice ADLR's re-route timeout when longer (a packet may wait that
   /// long by design before it is re-routed).
   std::uint64_t m_stuck_cycles = 0;
   bool m_quiet;
@@ -278,8 +280,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["routers"] = topo.num_routers();
   j["links"] = topo.num_links();
   j["live_nodes"] = live_nodes;
-  j["offered_load"] = static_cast<double>(s.window_flits_created) / (live_nodes * measure);
-  j["accepted_load"] = static_cast<double>(s.window_flits_delivered) / (live_nodes * measure);
+  // Loads per live node-cycle: a node counts only while it is alive.
+  const double node_cycles = net.live_node_cycles(s.window_start, s.window_end);
+  j["offered_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_created) / node_cycles : 0.0;
+  j["accepted_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_delivered) / node_cycles : 0.0;
   j["accepted_flits_per_cycle"] = static_cast<double>(s.window_flits_delivered) / measure;
   {
     nlohmann::json rr = nlohmann::json::object();
@@ -420,9 +424,9 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
         monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> "));
     res.message = monitor.deadlock_kind == "stuck_flit"
                       ? fmt::format(
-                            "deadlock: a flit has not moved for {} cycles since cycle {} at {} while others "
-                            "still move; wait-for chain: {}",
-                            cfg.sim.watchdog_cycles, monitor.deadlock_cycle, monitor.stuck_where, chain)
+                            "deadlock: a flit in transit has not moved since cycle {} (4 x sim.watchdog_cycles "
+                            "= {} cycles) at {} while others still move; wait-for chain: {}",
+                            monitor.deadlock_cycle, 4 * cfg.sim.watchdog_cycles, monitor.stuck_where, chain)
                       : fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
                                     cfg.sim.watchdog_cycles, monitor.deadlock_cycle, chain);
   }

@@ -1,5 +1,7 @@
 #include "tb/network.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -254,10 +256,28 @@ void Network::fail_router(routing::RouterId r) {
 
 void Network::set_traffic_components(const std::vector<int>& comp) {
   m_pattern->set_components(comp);
+  const int live = static_cast<int>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
+  const std::uint64_t now = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : cycle();
+  while (!m_live_log.empty() && m_live_log.back().first >= now) m_live_log.pop_back();
+  m_live_log.emplace_back(now, live);
 }
 
 void Network::update_traffic_components(const routing::FaultSet& permanent) {
-  m_pattern->set_components(routing::node_components(*m_topo, permanent));
+  set_traffic_components(routing::node_components(*m_topo, permanent));
+}
+
+double Network::live_node_cycles(std::uint64_t from, std::uint64_t to) const {
+  double sum = 0;
+  for (std::size_t i = 0; i < m_live_log.size(); ++i) {
+    const std::uint64_t a = std::max(from, m_live_log[i].first);
+    const std::uint64_t b = i + 1 < m_live_log.size() ? std::min(to, m_live_log[i + 1].first) : to;
+    if (b > a) sum += static_cast<double>(m_live_log[i].second) * static_cast<double>(b - a);
+  }
+  if (m_live_log.empty() || m_live_log.front().first > from) {  // before any record: every node
+    const std::uint64_t b = m_live_log.empty() ? to : std::min(to, m_live_log.front().first);
+    if (b > from) sum += static_cast<double>(m_topo->num_nodes()) * static_cast<double>(b - from);
+  }
+  return sum;
 }
 
 Network::InFlight Network::scan_in_flight() const {
@@ -297,7 +317,8 @@ Network::OldestFlit Network::oldest_waiting_flit() const {
   int port = 0;
   int vc = 0;
   for (const auto& r : routers)
-    for (int p = 0; p < r.radix(); ++p)
+    for (int p = 0; p < r.radix(); ++p) {
+      if (m_topo->peer(r.id(), p).kind != PortPeer::Kind::kRouter) continue;  // injection may starve by design
       for (int v = 0; v < m_ctx.params.vcs; ++v) {
         const auto& fifo = r.input_vc(p, v).fifo;
         if (fifo.empty() || (o.found && fifo.front().ready >= o.since)) continue;
@@ -307,6 +328,7 @@ Network::OldestFlit Network::oldest_waiting_flit() const {
         port = p;
         vc = v;
       }
+    }
   if (o.found) {
     const std::uint32_t id = at->input_vc(port, vc).fifo.front().item.packet;
     o.where = fmt::format("{}.input_{}.vc{} (packet {}, {}->{})", at->name(), m_topo->port_name(at->id(), port), vc, id,

@@ -69,6 +69,10 @@ class Network : public sc_core::sc_module {
   void fail_router(routing::RouterId r);
   /// Recomputes live destination sets for the traffic patterns.
   void update_traffic_components(const routing::FaultSet& permanent);
+  /// Node-cycles of live nodes (nodes that send and receive traffic) over
+  /// cycles [from, to): the denominator of loads in flits/node/cycle, so that
+  /// nodes that die or come back count only while they are alive.
+  double live_node_cycles(std::uint64_t from, std::uint64_t to) const;
 
   /// Packets not dropped that still have flits in the network or a source
   /// queue, found by scanning every buffer, link and interface.
@@ -82,8 +86,10 @@ class Network : public sc_core::sc_module {
   /// Deadlock diagnosis: the blocked VCs and one wait-for cycle (or chain).
   std::vector<std::string> blocked_vcs(std::size_t limit) const;
   std::vector<std::string> wait_for_chain() const;
-  /// The flit that has waited longest at the head of an input VC: arrival
-  /// cycle (found = false when every VC is empty) and where it waits.
+  /// The flit that has waited longest in an input VC of a router-to-router
+  /// port (injection ports are skipped: a node's packets may starve by design
+  /// under transit priority): arrival cycle (found = false when every such VC
+  /// is empty) and where it waits.
   struct OldestFlit {
     bool found = false;
     std::uint64_t since = 0;  ///< cycle it entered the buffer
@@ -104,6 +110,7 @@ class Network : public sc_core::sc_module {
   std::unique_ptr<TrafficPattern> m_pattern;
   std::vector<std::unique_ptr<hw::LinkDirection>> m_dirs;       // 2 per topology link
   std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;  // direct networks: 2 per node
+  std::vector<std::pair<std::uint64_t, int>> m_live_log;        // (cycle, live nodes from then on)
 };
 
 /// Sanitises a label into an SystemC name: "1,2" -> "1_2", "<01,2>" -> "01_2".

@@ -141,7 +141,7 @@ TEST(Faults, WatchdogCatchesAStuckPacketWhileOthersStillMove) {
   // 1,1's port to its own node is down, so packets for node 1,1 wait at its
   // head for ever while the rest of the mesh keeps moving flits (which hid the
   // wedge from the "no flit moved" watchdog). Expected: exit 3 within about
-  // W + W/4 cycles of the first stuck arrival, kind stuck_flit, naming a
+  // 4W + W/4 cycles of the first stuck arrival, kind stuck_flit, naming a
   // packet for node 1,1 (id 5) as the oldest waiting flit.
   auto cfg = tb::parse_experiment(kMesh, {"topology=mesh:4x4", "sim.watchdog_cycles=1000", "sim.measure_cycles=20000"});
   tb::RunOptions o;
@@ -152,6 +152,25 @@ TEST(Faults, WatchdogCatchesAStuckPacketWhileOthersStillMove) {
   const auto& rep = r.stats["deadlock_report"];
   EXPECT_EQ(rep["kind"], "stuck_flit");
   EXPECT_NE(rep["stuck_flit"].get<std::string>().find("->5)"), std::string::npos) << rep.dump();  // bound for 1,1
-  EXPECT_LE(r.stats["cycles"].get<long>(), rep["last_move_cycle"].get<long>() + 1000 + 250 + 100);
+  EXPECT_LE(r.stats["cycles"].get<long>(), rep["last_move_cycle"].get<long>() + 4000 + 250 + 100);
   EXPECT_NE(r.message.find("while others still move"), std::string::npos) << r.message;
+}
+
+TEST(Faults, LoadsArePerLiveNodeCycle) {
+  // Issue 12 defect 10: the window's flits were divided by the final live
+  // node count, so nodes that died mid-window inflated the rates (14 of 16
+  // dead gave offered 1.136). Column x = 3 of a 4x4 mesh (4 switches) dies at
+  // the middle of the window: the 16 nodes offer 0.1 for the first half and
+  // the 12 survivors for the second. Per live node-cycle the offered load is
+  // 0.1; dividing by the final 12 nodes would give (16 + 12) / 2 / 12 x 0.1
+  // = 0.1167.
+  std::vector<std::string> sets = {"topology=mesh:4x4", "traffic.load=0.1", "sim.warmup_cycles=1000",
+                                   "sim.measure_cycles=20000"};
+  std::string faults = "faults=[";
+  for (int y = 0; y < 4; ++y)
+    faults += (y ? ", " : "") + std::string("{switch: '3,") + std::to_string(y) + "', at: 11000}";
+  sets.push_back(faults + "]");
+  const auto j = run_yaml(sets);
+  EXPECT_NEAR(j["offered_load"].get<double>(), 0.1, 0.005);
+  EXPECT_EQ(j["live_nodes"].get<double>(), 12.0);
 }
