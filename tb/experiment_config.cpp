@@ -261,7 +261,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
           c, f, "faults",
           {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
       if (f["model"]) {
-        cfg.faults.model = f["model"].as<std::string>();
+        cfg.faults.model = get_str(c, f["model"], "faults.model");
         if (cfg.faults.model != "links" && cfg.faults.model != "bgl-planes")
           throw ConfigError(
               fmt::format("{} = '{}': allowed links, bgl-planes", c.key("faults.model"), cfg.faults.model));

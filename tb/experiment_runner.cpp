@@ -12,6 +12,7 @@
 
 #include "tb/fault_injector.hpp"
 #include "tb/network.hpp"
+#include "tb/output_files.hpp"
 
 namespace ftsim::tb {
 
@@ -431,12 +432,16 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                                     cfg.sim.watchdog_cycles, monitor.deadlock_cycle, chain);
   }
   if (!opts.out_dir.empty()) {
+    // Atomic writes, stats.json last: a complete stats.json means a finished
+    // run (sweeps rely on it when they resume).
     std::filesystem::create_directories(opts.out_dir);
-    std::ofstream(opts.out_dir + "/stats.json") << j.dump(2) << "\n";
-    std::ofstream ts(opts.out_dir + "/timeseries.csv");
-    ts << "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,packets_delivered,"
-          "mean_latency_cycles,packets_dropped,source_queue_packets,buffered_flits,mean_hops\n"
-       << monitor.csv;
+    write_file_atomically(opts.out_dir + "/timeseries.csv",
+                          "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,"
+                          "packets_delivered,mean_latency_cycles,packets_dropped,source_queue_packets,buffered_"
+                          "flits,mean_hops\n" +
+                              monitor.csv);
+    write_file_atomically(opts.out_dir + "/stats.json",
+                          j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   return res;
 }

@@ -1,5 +1,6 @@
 // The ftsim command: run, sweep, list.
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 #include <CLI/CLI.hpp>
 #include <systemc>
 
@@ -22,6 +23,7 @@
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
+#include "tb/output_files.hpp"
 #include "tb/sweep.hpp"
 
 namespace {
@@ -270,6 +272,9 @@ int sc_main(int argc, char* argv[]) {
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
       return 0;
     }
+    if (ftol->parsed()) ftsim::tb::check_output_file(ft_out, "--out");
+    if (conn->parsed()) ftsim::tb::check_output_file(cn_out, "--out");
+    if (success->parsed()) ftsim::tb::check_output_file(an_out, "--out");
     if (ftol->parsed()) {
       if (!ft_exhaustive && ft_region.empty() && ft.samples == 0)
         throw ftsim::routing::ConfigError(
@@ -280,7 +285,7 @@ int sc_main(int argc, char* argv[]) {
       ft.faults = parse_range(ft_faults, "--faults");
       ft.progress = !quiet;
       const auto j = ftsim::tb::analyze_fault_tolerance(ft);
-      std::ofstream(ft_out) << j.dump(2) << "\n";
+      ftsim::tb::write_file_atomically(ft_out, j.dump(2) + "\n");
       if (!quiet)
         std::cout << fmt::format("ftsim: wrote {} ({} combinations, {:.1f} s, {:.0f} combinations/s)\n", ft_out,
                                  j["combinations"].get<std::uint64_t>(), j["wall_seconds"].get<double>(),
@@ -314,7 +319,7 @@ int sc_main(int argc, char* argv[]) {
                        {"samples", r.samples},
                        {"exact", r.exact}});
       j["results"] = res;
-      std::ofstream(cn_out) << j.dump(2) << "\n";
+      ftsim::tb::write_file_atomically(cn_out, j.dump(2) + "\n");
       if (!quiet) std::cout << fmt::format("ftsim: wrote {} ({} rows, {:.1f} s)\n", cn_out, rows.size(), secs);
       return 0;
     }
@@ -375,13 +380,14 @@ int sc_main(int argc, char* argv[]) {
         res.push_back(row);
       }
       j["results"] = res;
-      std::ofstream(an_out) << j.dump(2) << "\n";
+      ftsim::tb::write_file_atomically(an_out, j.dump(2) + "\n");
       if (!quiet) std::cout << fmt::format("ftsim: wrote {} ({} rows, {:.1f} s)\n", an_out, rows.size(), secs);
       return 0;
     }
     if (sweep->parsed()) {
       ftsim::tb::SweepOptions so;
       so.sweep_path = sweep_file;
+      ftsim::tb::prepare_output_dir(sweep_out, "--out");
       so.out_dir = sweep_out;
       so.jobs = jobs;
       so.quiet = quiet;
@@ -397,6 +403,7 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     const auto cfg = ftsim::tb::load_experiment(experiment, sets);
+    ftsim::tb::prepare_output_dir(out_dir, "--out");
     if (!vcd.empty()) {
       // Found before the simulation: the folder is created, and a file that
       // cannot be written is a user error (exit 2), not an internal one.
@@ -418,11 +425,21 @@ int sc_main(int argc, char* argv[]) {
     ro.experiment_name = experiment;
     if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
       throw ftsim::routing::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
+    const std::int64_t last_cycle = cfg.sim.warmup_cycles + cfg.sim.measure_cycles + cfg.sim.max_drain_cycles;
+    if (!vcd.empty() && trace_from >= last_cycle)
+      throw ftsim::routing::ConfigError(
+          fmt::format("--trace-from {} is beyond the run: it ends by cycle {} (warm-up + measurement + at most "
+                      "sim.max_drain_cycles of drain)",
+                      trace_from, last_cycle));
     const auto res = ftsim::tb::run_experiment(cfg, ro);
     if (!quiet) {
       std::cout << fmt::format("ftsim: wrote {}/stats.json and {}/timeseries.csv\n", out_dir, out_dir);
-      if (!vcd.empty()) std::cout << fmt::format("ftsim: wrote waves to {}\n", vcd);
+      if (!vcd.empty() && res.stats["cycles"].get<std::int64_t>() > trace_from)
+        std::cout << fmt::format("ftsim: wrote waves to {}\n", vcd);
     }
+    if (!vcd.empty() && res.stats["cycles"].get<std::int64_t>() <= trace_from)
+      std::cerr << fmt::format("ftsim: no waves written: the run ended at cycle {}, before --trace-from {}\n",
+                               res.stats["cycles"].get<std::int64_t>(), trace_from);
     if (plot) {
       std::string why;
       const std::string title = cfg.source["name"] ? cfg.source["name"].as<std::string>() : experiment;
@@ -436,6 +453,12 @@ int sc_main(int argc, char* argv[]) {
     return res.exit_code;
   } catch (const ftsim::routing::ConfigError& e) {
     std::cerr << "ftsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const YAML::Exception& e) {
+    // A value of the wrong shape that no check above named: still the
+    // input's fault, not ours.
+    std::cerr << fmt::format("ftsim: error: input value of the wrong type at line {}, column {}: {}\n", e.mark.line + 1,
+                             e.mark.column + 1, e.msg);
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ftsim: internal error: " << e.what() << "\n";

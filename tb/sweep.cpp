@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "routing_logic/types.hpp"
+#include "tb/experiment_config.hpp"
 #include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
@@ -48,7 +49,14 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
   if (!fs::exists(base)) throw ConfigError(fmt::format("{}: experiment '{}' not found", sweep_path, base.string()));
   *base_experiment = base.string();
   *plot_x = "traffic.load";
-  if (root["plot"] && root["plot"]["x"]) *plot_x = root["plot"]["x"].as<std::string>();
+  if (const YAML::Node pl = root["plot"]) {
+    if (!pl.IsMap() || (pl.size() > 0 && (!pl["x"] || !pl["x"].IsScalar() || pl.size() != 1)))
+      throw ConfigError(
+          fmt::format("{}: key 'plot' must be a mapping with one key, x: a grid key (for example "
+                      "plot: {{x: traffic.load}})",
+                      sweep_path));
+    if (pl["x"]) *plot_x = pl["x"].Scalar();
+  }
 
   std::vector<std::string> fixed;
   if (const YAML::Node s = root["set"]) {
@@ -81,6 +89,18 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
     std::size_t a = 0;
     while (a < axes.size() && ++idx[a] == axes[a].second.size()) idx[a++] = 0;
     if (a == axes.size()) break;
+  }
+  // Every point must be a valid experiment before anything is launched: a
+  // typo in a grid key would otherwise start every run only to fail each.
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    try {
+      (void)load_experiment(*base_experiment, points[i].overrides);
+    } catch (const ConfigError& e) {
+      std::string where;
+      for (const auto& [k, v] : points[i].values) where += (where.empty() ? "" : ", ") + k + "=" + v;
+      throw ConfigError(fmt::format("{}: point {} of {} ({}) is not a valid experiment: {}", sweep_path, i + 1,
+                                    points.size(), where, e.what()));
+    }
   }
   return points;
 }

@@ -52,7 +52,26 @@ void check_keys(const YAML::Node& n, const std::string& origin) {
 }
 }  // namespace
 
+namespace {
+/// Line (1-based) of the first byte that is not valid UTF-8, or 0.
+int invalid_utf8_line(const std::string& text) {
+  int line = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || (len == 2 && c < 0xC2) || i + static_cast<std::size_t>(len) > text.size()) return line;
+    for (int k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return line;
+    if (c == '\n') ++line;
+    i += static_cast<std::size_t>(len);
+  }
+  return 0;
+}
+}  // namespace
+
 YAML::Node parse_yaml_document(const std::string& text, const std::string& origin) {
+  if (const int line = invalid_utf8_line(text))
+    throw ConfigError(fmt::format("{}: line {}: the text is not valid UTF-8", origin, line));
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -18,7 +18,7 @@ inline constexpr std::size_t kMaxYamlBytes = 16u << 20;
 std::string read_yaml_file(const std::string& path, const std::string& what);
 
 /// Parses one YAML document. Throws routing::ConfigError (with `origin`, line
-/// and column) when it is malformed, when a mapping has the same key twice
+/// and column) when it is not valid UTF-8, when it is malformed, when a mapping has the same key twice
 /// (yaml-cpp would silently use the first while echoing the last), or when a
 /// key is not a scalar (a sequence or mapping used as a key).
 YAML::Node parse_yaml_document(const std::string& text, const std::string& origin);

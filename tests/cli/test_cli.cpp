@@ -84,6 +84,40 @@ TEST(Cli, DuplicateKeysAreRejected) {
   EXPECT_NE(r.output.find("key 'grid' appears twice"), std::string::npos) << r.output;
 }
 
+TEST(Cli, OutputsThatCannotBeWrittenAreUserErrorsFoundBeforeTheRun) {
+  // Each used to print "wrote" and exit 0 with nothing written, or exit 4
+  // after the whole simulation.
+  const auto d = tmpdir("outs");
+  const std::string file = write_file(d, "plain", "x");
+  expect_config_error(kBase + kShort + " --out ''", "give a directory");
+  expect_config_error(kBase + kShort + " --out /proc/self", "cannot write files");
+  expect_config_error(kBase + kShort + " --out " + file, "existing file");
+  expect_config_error(kBase + kShort + " --out " + d + "/r --vcd " + d + "/w.vcd --trace-from 100000",
+                      "beyond the run");
+  expect_config_error(kBase + kShort + " --set \"faults={model: [links]}\"", "faults.model");
+  expect_config_error(write_file(d, "bad-utf8.yaml", "name: \xff\xfe\ntopology: mesh:4x4\n"), "not valid UTF-8");
+  EXPECT_FALSE(std::filesystem::exists(d + "/r/stats.json"));
+  for (const char* an : {"routing-success --trials 10", "connectivity --samples 10", "fault-tolerance --samples 10"}) {
+    const Result r = run(std::string("analyze ") + an + " --out /proc/nonexist/a.json");
+    EXPECT_EQ(r.code, 2) << an << ": " << r.output;
+    EXPECT_NE(r.output.find("--out /proc/nonexist/a.json"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, SweepIsValidatedBeforeAnyRunStarts) {
+  const auto d = tmpdir("sweepcheck");
+  const std::string typo = write_file(d, "typo.yaml", "experiment: " + kBase + "\ngrid: {traffic.lod: [0.1, 0.2]}\n");
+  Result r = run("sweep " + typo + " --quiet --out " + d + "/a");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("point 1 of 2 (traffic.lod=0.1)"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(d + "/a/run_0000"));
+  const std::string plot =
+      write_file(d, "plot.yaml", "experiment: " + kBase + "\ngrid: {traffic.load: [0.1]}\nplot: 5\n");
+  r = run("sweep " + plot + " --quiet --out " + d + "/b");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("key 'plot'"), std::string::npos) << r.output;
+}
+
 TEST(Cli, UnknownKey) {
   expect_config_error(kBase + kShort + " --set router.vc=2", "router.vc");
   const auto d = tmpdir("unknown");
