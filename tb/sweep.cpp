@@ -2,12 +2,17 @@
 
 #include "tb/gnuplot.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +22,7 @@
 
 #include "routing_logic/types.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/output_files.hpp"
 #include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
@@ -113,8 +119,13 @@ pid_t spawn(const SweepOptions& opts, const std::string& base, const SweepPoint&
     args.push_back("--set");
     args.push_back(o);
   }
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
+    // The run dies with its sweep, however the sweep ends (even SIGKILL):
+    // an orphan would finish later, unsupervised, and race a resumed sweep.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(128 + SIGKILL);  // the sweep died before prctl took effect
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -199,11 +210,56 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
 
 }  // namespace
 
+namespace {
+/// Children of the running sweep, for the signal handler.
+std::vector<pid_t>* g_children = nullptr;
+extern "C" void stop_sweep(int sig) {
+  if (g_children != nullptr)
+    for (pid_t c : *g_children) kill(c, SIGTERM);
+  std::signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/// A point is finished when its exit_code file and a complete stats.json
+/// exist (stats.json is written atomically, and a run that was killed
+/// leaves no exit_code).
+bool point_finished(const SweepPoint& p, int* code) {
+  std::ifstream ec(p.dir + "/exit_code");
+  if (!(ec >> *code)) return false;
+  std::ifstream in(p.dir + "/stats.json");
+  if (!in) return false;
+  try {
+    nlohmann::json j;
+    in >> j;
+    return j.is_object() && j.contains("packets");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+}  // namespace
+
 int run_sweep(const SweepOptions& opts) {
   std::string base;
   std::string x_key;
   const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key);
   fs::create_directories(opts.out_dir);
+  // One sweep per directory: a second one (or a resume while the first still
+  // runs) would start a second process on the same point.
+  const std::string lock_path = opts.out_dir + "/.sweep.lock";
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) throw ConfigError(fmt::format("--out {}: cannot create the lock file {}", opts.out_dir, lock_path));
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd);
+    throw ConfigError(
+        fmt::format("--out {}: another sweep is running in this directory (it holds {}); wait for it "
+                    "or stop it first",
+                    opts.out_dir, lock_path));
+  }
+  std::vector<pid_t> children;
+  g_children = &children;
+  std::signal(SIGINT, stop_sweep);
+  std::signal(SIGTERM, stop_sweep);
+  std::signal(SIGHUP, stop_sweep);
   for (const auto& p : points) fs::create_directories(p.dir);
   std::vector<int> codes(points.size(), -1);
   std::map<pid_t, std::size_t> running;
@@ -211,17 +267,21 @@ int run_sweep(const SweepOptions& opts) {
   std::size_t done = 0;
   while (done < points.size()) {
     while (next < points.size() && static_cast<int>(running.size()) < opts.jobs) {
-      // --resume: a point whose run directory holds stats.json is done; its
-      // exit code is in exit_code (0 when that file predates it).
-      if (opts.resume && fs::exists(points[next].dir + "/stats.json")) {
-        int code = 0;
-        std::ifstream(points[next].dir + "/exit_code") >> code;
+      // --resume: a finished point (exit_code and a complete stats.json) is
+      // kept; anything else runs again from scratch.
+      int code = 0;
+      if (opts.resume && point_finished(points[next], &code)) {
         codes[next] = code;
         ++done;
         ++next;
         continue;
       }
-      running[spawn(opts, base, points[next])] = next;
+      std::error_code ec;
+      fs::remove(points[next].dir + "/exit_code", ec);
+      fs::remove(points[next].dir + "/stats.json", ec);
+      const pid_t child = spawn(opts, base, points[next]);
+      running[child] = next;
+      children.push_back(child);
       ++next;
     }
     if (running.empty()) break;
@@ -231,7 +291,8 @@ int run_sweep(const SweepOptions& opts) {
     const auto it = running.find(pid);
     if (it == running.end()) continue;
     codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ofstream(points[it->second].dir + "/exit_code") << codes[it->second] << "\n";
+    write_file_atomically(points[it->second].dir + "/exit_code", fmt::format("{}\n", codes[it->second]));
+    children.erase(std::remove(children.begin(), children.end(), pid), children.end());
     ++done;
     if (!opts.quiet)
       std::fprintf(stderr, "ftsim sweep: [%zu/%zu] %s exit %d\n", done, points.size(), points[it->second].dir.c_str(),
@@ -283,6 +344,11 @@ int run_sweep(const SweepOptions& opts) {
   }
   csv.close();
   write_plots(opts.out_dir, csv_path, points, stats, x_key);
+  g_children = nullptr;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
+  ::close(lock_fd);
   return failed;
 }
 

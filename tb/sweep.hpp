@@ -10,7 +10,7 @@ struct SweepOptions {
   std::string out_dir;
   int jobs = 1;
   bool quiet = false;
-  bool resume = false;   ///< skip points whose run directory already holds stats.json
+  bool resume = false;   ///< keep points that finished (exit_code and a complete stats.json); rerun the rest
   std::string self_exe;  ///< the ftsim binary to run for each point
 };
 

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -384,6 +386,77 @@ TEST(Cli, SweepWritesResultsAndPlots) {
   EXPECT_TRUE(fs::exists(d + "/out/latency.png"));
   EXPECT_FALSE(fs::exists(d + "/out/plots.gp"));  // no scripts or logs left behind
   EXPECT_FALSE(fs::exists(d + "/out/gnuplot.log"));
+}
+
+namespace {
+// ftsim processes whose command line mentions `needle` (from /proc).
+int processes_mentioning(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (cmd.find(needle) != std::string::npos && cmd.find("ftsim") != std::string::npos) ++n;
+  }
+  return n;
+}
+}  // namespace
+
+TEST(Cli, SweepLocksItsDirectoryTakesItsRunsDownWithItAndResumesOnlyFinishedPoints) {
+  // Issue 12 defect 3: killing only the sweep left its runs as orphans that
+  // later wrote stats.json without exit_code, --resume counted a missing
+  // exit_code as 0, and a second sweep on the same directory ran the same
+  // points again.
+  const auto d = tmpdir("sweeplock");
+  const std::string out = d + "/out";
+  const std::string sweep =
+      write_file(d, "s.yaml",
+                 "experiment: " + kBase +
+                     "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\ngrid:\n  sim.seed: [1, 2, 3]\n"
+                     "  sim.measure_cycles: [400, 4000000]\n");
+  const pid_t sweep_pid = fork();
+  if (sweep_pid == 0) {
+    execl(FTSIM_BINARY, FTSIM_BINARY, "sweep", sweep.c_str(), "--jobs", "2", "--quiet", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the short points are done and the long ones run.
+  for (int i = 0; i < 600 && !fs::exists(out + "/run_0002/exit_code"); ++i) usleep(50000);
+  ASSERT_TRUE(fs::exists(out + "/run_0002/exit_code"));
+  const Result second = run("sweep " + sweep + " --quiet --out " + out + " --resume");
+  EXPECT_EQ(second.code, 2) << second.output;
+  EXPECT_NE(second.output.find("another sweep is running"), std::string::npos) << second.output;
+  EXPECT_EQ(processes_mentioning(out + "/run_0003"), 1);  // the long run, once
+  kill(sweep_pid, SIGKILL);
+  waitpid(sweep_pid, nullptr, 0);
+  int left = 1;
+  for (int i = 0; i < 100 && left > 0; ++i) {
+    usleep(20000);
+    left = processes_mentioning(out + "/run_");
+  }
+  EXPECT_EQ(left, 0) << "runs outlived their sweep";
+  EXPECT_FALSE(fs::exists(out + "/run_0003/exit_code"));
+  // Resume with the long points shortened: the three finished points are
+  // kept (their stats.json files are not rewritten), the three killed ones run.
+  const auto kept = fs::last_write_time(out + "/run_0000/stats.json");
+  const std::string short_sweep =
+      write_file(d, "s2.yaml",
+                 "experiment: " + kBase +
+                     "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\ngrid:\n  sim.seed: [1, 2, 3]\n"
+                     "  sim.measure_cycles: [400, 500]\n");
+  const Result resumed = run("sweep " + short_sweep + " --quiet --jobs 2 --out " + out + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  EXPECT_EQ(fs::last_write_time(out + "/run_0000/stats.json"), kept);
+  for (int i = 0; i < 6; ++i) {
+    std::array<char, 32> name{};
+    std::snprintf(name.data(), name.size(), "/run_%04d/exit_code", i);
+    std::ifstream ec(out + name.data());
+    int code = -1;
+    ec >> code;
+    EXPECT_EQ(code, 0) << i;
+  }
 }
 
 TEST(Cli, PlotPathsAreNeverRunThroughAShell) {
