@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "routing_logic/kary_ncube.hpp"
@@ -55,6 +56,49 @@ std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, c
   return out;
 }
 
+namespace {
+std::string interval_text(const ResolvedFault& f) {
+  return f.repair >= 0 ? fmt::format("cycles {}..{}", f.at, f.repair) : fmt::format("from cycle {}", f.at);
+}
+}  // namespace
+
+void check_no_overlap(const routing::Topology& topo, const std::vector<ResolvedFault>& faults) {
+  // The links each fault takes down: a link fault its link, a switch fault
+  // every link of the switch. A repair brings all of them back, so two faults
+  // that hold one link at the same time, one of them transient, would end the
+  // other early (issue: overlapping transient faults).
+  std::vector<std::vector<routing::LinkId>> links(faults.size());
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    const auto& f = faults[i];
+    if (!f.is_router) {
+      links[i].push_back(f.id);
+      continue;
+    }
+    for (routing::PortId p = 0; p < topo.radix(f.id); ++p)
+      if (topo.peer(f.id, p).link != routing::kNone) links[i].push_back(topo.peer(f.id, p).link);
+  }
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = 0; i < faults.size(); ++i)
+    for (std::size_t j = i + 1; j < faults.size(); ++j) {
+      const auto& a = faults[i];
+      const auto& b = faults[j];
+      if (a.repair < 0 && b.repair < 0) continue;  // two permanent faults: nothing ends early
+      const std::int64_t ea = a.repair >= 0 ? a.repair : kNever;
+      const std::int64_t eb = b.repair >= 0 ? b.repair : kNever;
+      if (!(a.at < eb && b.at < ea)) continue;
+      const bool same_router = a.is_router && b.is_router && a.id == b.id;
+      routing::LinkId shared = routing::kNone;
+      for (routing::LinkId l : links[i])
+        if (std::find(links[j].begin(), links[j].end(), l) != links[j].end()) shared = l;
+      if (!same_router && shared == routing::kNone) continue;
+      throw ConfigError(fmt::format(
+          "faults: '{}' ({}) and '{}' ({}) overlap on {}; the first repair would end the other fault early. "
+          "Give faults on the same link or switch disjoint intervals",
+          a.label, interval_text(a), b.label, interval_text(b),
+          same_router ? "switch " + a.label : "link " + topo.link_label(shared)));
+    }
+}
+
 routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults) {
   routing::FaultSet fs;
   for (const auto& f : faults) {
@@ -88,9 +132,19 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
   }
   if (spec.random_links > 0) {
     routing::FaultSet fs = permanent_faults(out);
+    // Random links avoid every link a scheduled fault already takes down
+    // (permanent or transient, link or switch), so they never overlap one.
+    std::vector<char> taken(static_cast<std::size_t>(topo.num_links()), 0);
+    for (const auto& f : out) {
+      if (!f.is_router)
+        taken[static_cast<std::size_t>(f.id)] = 1;
+      else
+        for (routing::PortId p = 0; p < topo.radix(f.id); ++p)
+          if (topo.peer(f.id, p).link != routing::kNone) taken[static_cast<std::size_t>(topo.peer(f.id, p).link)] = 1;
+    }
     std::vector<routing::LinkId> candidates;
     for (routing::LinkId l = 0; l < topo.num_links(); ++l)
-      if (std::find(fs.links.begin(), fs.links.end(), l) == fs.links.end()) candidates.push_back(l);
+      if (!taken[static_cast<std::size_t>(l)]) candidates.push_back(l);
     std::mt19937_64 rng(derive_seed(spec.random_seed, 0xFA17));
     std::shuffle(candidates.begin(), candidates.end(), rng);
     const int base = live_components(topo, fs);
@@ -116,6 +170,7 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
           "faults.random_links = {}: only {} links of {} can fail without disconnecting the surviving nodes",
           spec.random_links, drawn, topo.spec()));
   }
+  check_no_overlap(topo, out);
   const int comps = live_components(topo, permanent_faults(out));
   if (comps > 1 && !allow_disconnect)
     throw ConfigError(fmt::format(

@@ -39,6 +39,11 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
 std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, const std::vector<ResolvedFault>& faults,
                                                 int plane_nodes);
 
+/// Throws routing::ConfigError when two faults hold the same link (a link
+/// fault, or any link of a switch fault) or the same switch at the same time
+/// and at least one of them is repaired: the repair would end the other early.
+void check_no_overlap(const routing::Topology& topo, const std::vector<ResolvedFault>& faults);
+
 /// The permanent part of a fault list (no repair), as a FaultSet.
 routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults);
 

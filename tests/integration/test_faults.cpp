@@ -174,3 +174,37 @@ TEST(Faults, LoadsArePerLiveNodeCycle) {
   EXPECT_NEAR(j["offered_load"].get<double>(), 0.1, 0.005);
   EXPECT_EQ(j["live_nodes"].get<double>(), 12.0);
 }
+
+TEST(Faults, OverlappingFaultsWithARepairAreRejected) {
+  // Issue 12 defect 7: the inner repair ended the outer fault early, silently.
+  auto resolve = [](const std::string& faults) {
+    const auto cfg = tb::parse_experiment(kMesh, {"faults=" + faults});
+    const auto topo = routing::make_topology(cfg.topology);
+    return tb::resolve_faults(*topo, cfg.faults, false);
+  };
+  auto error = [&](const std::string& faults) {
+    try {
+      resolve(faults);
+    } catch (const routing::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("[{link: '1,1:x+', at: 100, repair: 500}, {link: '1,1:x+', at: 300, repair: 900}]")
+                .find("overlap on link 1,1:x+"),
+            std::string::npos);
+  EXPECT_NE(error("[{switch: '1,1', at: 100, repair: 500}, {link: '1,1:x+', at: 200}]").find("overlap on link"),
+            std::string::npos);
+  EXPECT_NE(error("[{switch: '2,2', at: 100}, {switch: '2,2', at: 50, repair: 150}]").find("switch 2,2"),
+            std::string::npos);
+  EXPECT_EQ(resolve("[{link: '1,1:x+', at: 100, repair: 200}, {link: '1,1:x+', at: 300, repair: 400}]").size(), 2U);
+  EXPECT_EQ(resolve("[{link: '1,1:x+', at: 100}, {switch: '1,1', at: 300}]").size(), 2U);  // both permanent
+  // Random links never land on a link a scheduled transient fault holds.
+  for (int seed = 1; seed <= 20; ++seed) {
+    const auto cfg = tb::parse_experiment(
+        kMesh, {"faults={schedule: [{switch: '2,2', at: 100, repair: 900}], random_links: 20, random_seed: " +
+                std::to_string(seed) + "}"});
+    const auto topo = routing::make_topology(cfg.topology);
+    EXPECT_NO_THROW(tb::resolve_faults(*topo, cfg.faults, false)) << "seed " << seed;
+  }
+}
