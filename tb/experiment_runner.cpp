@@ -57,8 +57,14 @@ class Monitor : public sc_core::sc_module {
       const auto now = Clock::now();
       if (now - m_last_print > std::chrono::seconds(2)) {
         const double secs = std::chrono::duration<double>(now - m_start).count();
-        std::fprintf(stderr, "ftsim: cycle %llu of %lld (%.0f cycles/s)\n", static_cast<unsigned long long>(c),
-                     static_cast<long long>(s.window_end), static_cast<double>(c) / std::max(secs, 1e-9));
+        const double rate = static_cast<double>(c) / std::max(secs, 1e-9);
+        if (c < s.window_end)
+          std::fprintf(stderr, "ftsim: cycle %llu of %llu (%.0f cycles/s)\n", static_cast<unsigned long long>(c),
+                       static_cast<unsigned long long>(s.window_end), rate);
+        else
+          std::fprintf(stderr, "ftsim: draining, cycle %llu: %llu measured packets outstanding, stop by cycle %llu\n",
+                       static_cast<unsigned long long>(c), static_cast<unsigned long long>(s.measured_outstanding),
+                       static_cast<unsigned long long>(s.window_end + m_cfg.sim.max_drain_cycles));
         m_last_print = now;
       }
     }

@@ -1,6 +1,7 @@
 #include "tb/network.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,38 @@ std::string sc_name_of(const std::string& label) {
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out;
+}
+
+namespace {
+/// Bytes of memory available to this process (MemAvailable), 0 if unknown.
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+}  // namespace
+
+std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg) {
+  // Measured (docs/performance.md): about 32 KB per router with its network
+  // interface, generator and sink, plus about 0.5 KB per input VC (radix x
+  // vcs of them), before any traffic grows the buffers.
+  std::uint64_t per_router = 32 * 1024;
+  per_router += static_cast<std::uint64_t>(t.max_radix()) * static_cast<std::uint64_t>(cfg.router.vcs) * 512;
+  return static_cast<std::uint64_t>(t.num_routers()) * per_router + 16ULL * 1024 * 1024;
+}
+
+void Network::check_memory(const routing::Topology& t, const ExperimentConfig& cfg) {
+  const std::uint64_t need = estimated_memory_bytes(t, cfg);
+  const std::uint64_t have = available_memory_bytes();
+  if (have > 0 && need > have / 10 * 9)
+    throw ConfigError(fmt::format(
+        "topology {}: {} routers need about {:.1f} GiB, but this machine has {:.1f} GiB "
+        "available; choose a smaller network",
+        t.spec(), t.num_routers(), static_cast<double>(need) / (1ULL << 30), static_cast<double>(have) / (1ULL << 30)));
 }
 
 Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
@@ -70,6 +103,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
   m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
 
   const routing::Topology& t = *m_topo;
+  check_memory(t, cfg);
   for (int i = 0; i < 2 * t.num_links(); ++i) {
     m_dirs.push_back(std::make_unique<hw::LinkDirection>());
     m_dirs.back()->link_id = i / 2;

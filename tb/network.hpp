@@ -19,6 +19,11 @@
 
 namespace ftsim::tb {
 
+/// Estimated memory of a network before any traffic, bytes (about 32 KB per
+/// router plus 0.5 KB per input VC, measured on meshes of 2,500-10,000
+/// routers).
+std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg);
+
 /// Elaborates the network described by an experiment under the module name
 /// given (use "net" so that waves read net.router_1_2.input_east.vc1).
 /// Throws routing::ConfigError for an unknown topology or routing, too few VCs
@@ -101,6 +106,9 @@ class Network : public sc_core::sc_module {
   void trace(sc_core::sc_trace_file* tf) const;
 
  private:
+  /// Throws ConfigError (exit 2) with the estimate when the network would
+  /// need more than 90% of the memory available (MemAvailable).
+  static void check_memory(const routing::Topology& t, const ExperimentConfig& cfg);
   /// Directions of the router-router link on port p of r: {into r, out of r}.
   std::pair<hw::LinkDirection*, hw::LinkDirection*> port_directions(routing::RouterId r, routing::PortId p);
 

@@ -626,3 +626,11 @@ TEST(Cli, AnalyzeConnectivity) {
   EXPECT_EQ(run("analyze connectivity --topology torus:4x4 --out " + d + "/x.json").code, 2);
   EXPECT_EQ(run("analyze connectivity --faults 1..500 --out " + d + "/x.json").code, 2);
 }
+
+TEST(Cli, NetworkTooLargeForTheMachineIsRejectedBeforeElaboration) {
+  // mesh:1000x1000 used to be accepted and to abort with bad_alloc. At about
+  // 37 KB per router, 3000x3000 needs over 300 GiB, more than any CI machine.
+  const Result r = run("run " + kBase + kShort + " --set topology=mesh:3000x3000 --out " + tmpdir("huge"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("GiB"), std::string::npos) << r.output;
+}
