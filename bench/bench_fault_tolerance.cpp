@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "routing_logic/inode_analyzer.hpp"
+#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/routing_relation.hpp"
 
 int main(int argc, char* argv[]) {
   using namespace ftsim::routing;
@@ -28,6 +30,31 @@ int main(int argc, char* argv[]) {
     std::uint64_t n = 0;
     for (const auto& r : rows) n += r.combinations;
     fmt::print("{:<8} {:>12} {:>10.2f} {:>16.0f}\n", m, n, s, static_cast<double>(n) / s);
+  }
+  // Route computation of the cycle-level relation (set_static_faults) for one
+  // link fault and one node fault on the paper's 8x8x8 torus, with every
+  // misrouting mechanism: a node fault must cost about what its links cost.
+  const auto big = make_topology("torus:8x8x8");
+  const auto& cube = dynamic_cast<const KAryNCube&>(*big);
+  FaultSet link;
+  link.links = {cube.parse_link("3,3,3:x+")};
+  FaultSet node;
+  node.routers = {cube.parse_router("3,3,3")};
+  FaultSet node_links;  // the same router's six links, the router alive
+  for (PortId p = 1; p < cube.radix(node.routers[0]); ++p)
+    node_links.links.push_back(cube.peer(node.routers[0], p).link);
+  fmt::print("\nroute computation on {} (set_static_faults, {} threads)\n", big->spec(), threads);
+  fmt::print("{:<8} {:>14} {:>14} {:>18}\n", "mech", "1 link, s", "1 node, s", "its 6 links, s");
+  for (const char* m : {"I", "I+D", "M", "D+M", "I+M", "I+D+M"}) {
+    double secs[3];
+    for (int k = 0; k < 3; ++k) {
+      auto rel = make_routing(std::string("inodes:") + m);
+      rel->configure(*big, 5);
+      const auto t0 = std::chrono::steady_clock::now();
+      rel->set_static_faults(k == 0 ? link : k == 1 ? node : node_links);
+      secs[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    fmt::print("{:<8} {:>14.3f} {:>14.3f} {:>18.3f}\n", m, secs[0], secs[1], secs[2]);
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

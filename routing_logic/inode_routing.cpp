@@ -43,6 +43,31 @@ void InodeRouting::set_static_faults(const FaultSet& faults) {
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
   const inodes::FaultyLinks fl(*m_geo, links);
+  // A dead router's node neither sends nor receives: searching routes to or
+  // from it can only fail, after trying every option (this made one node fault
+  // take 19 s on a 4x4x4 torus against 0.013 s for a link fault).
+  std::vector<char> dead(static_cast<std::size_t>(m_cube->num_nodes()), 0);
+  for (RouterId r : faults.routers) dead[static_cast<std::size_t>(r)] = 1;
+  // Pairs in different components of the surviving links have no route
+  // either (a node whose links all failed): they are unroutable without a
+  // search.
+  std::vector<int> comp(static_cast<std::size_t>(m_cube->num_nodes()), -1);
+  for (NodeId root = 0; root < m_cube->num_nodes(); ++root) {
+    if (comp[static_cast<std::size_t>(root)] >= 0) continue;
+    std::vector<NodeId> stack{root};
+    comp[static_cast<std::size_t>(root)] = root;
+    while (!stack.empty()) {
+      const NodeId r = stack.back();
+      stack.pop_back();
+      for (PortId p = 1; p < m_cube->radix(r); ++p) {
+        const PortPeer& pp = m_cube->peer(r, p);
+        if (pp.kind != PortPeer::Kind::kRouter || fl.faulty(pp.link) || comp[static_cast<std::size_t>(pp.id)] >= 0)
+          continue;
+        comp[static_cast<std::size_t>(pp.id)] = root;
+        stack.push_back(pp.id);
+      }
+    }
+  }
   m_routes.clear();
   m_unroutable.clear();
   m_affected = 0;
@@ -61,9 +86,12 @@ void InodeRouting::set_static_faults(const FaultSet& faults) {
       pool.emplace_back([&, t] {
         for (NodeId s = t; s < n; s += threads)
           for (NodeId d = 0; d < n; ++d) {
-            if (s == d || fl.adaptive_clear(s, d)) continue;
+            if (s == d || dead[static_cast<std::size_t>(s)] || dead[static_cast<std::size_t>(d)] ||
+                fl.adaptive_clear(s, d))
+              continue;
             Found f{s, d, false, {}};
-            f.ok = inodes::find_route(*m_geo, m_mech, fl, s, d, f.r);
+            if (comp[static_cast<std::size_t>(s)] == comp[static_cast<std::size_t>(d)])
+              f.ok = inodes::find_route(*m_geo, m_mech, fl, s, d, f.r);
             per[static_cast<std::size_t>(t)].push_back(f);
           }
       });

@@ -215,7 +215,14 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
             "routing '{}' computes its routes offline (static fault model): fault '{}' must be present from cycle 0 "
             "and permanent (got at = {}, repair = {})",
             cfg.routing, f.label, f.at, f.repair));
+    const auto t0 = Clock::now();
+    if (!opts.quiet && !faults.empty())
+      std::fprintf(stderr, "ftsim: computing %s routes around %zu faults on %s...\n", cfg.routing.c_str(),
+                   faults.size(), net.topology().spec().c_str());
     net.set_static_faults(permanent_faults(faults));
+    if (!opts.quiet && !faults.empty())
+      std::fprintf(stderr, "ftsim: routes computed in %.1f s\n",
+                   std::chrono::duration<double>(Clock::now() - t0).count());
   }
   auto with_bypassed = [&](std::vector<int> comp) {
     for (routing::NodeId n : bypassed) comp[static_cast<std::size_t>(n)] = -1;
