@@ -442,8 +442,35 @@ void ImmunetControlPlane::finalize() {
   m_report.mean_distance_after = pairs > 0 ? sum / pairs : 0.0;
   m_report.lost_nodes.clear();
   const int ref = m_report.root >= 0 ? m_report.root : 0;
+  if (m_report.complete) {
+    for (int d = 0; d < n; ++d)
+      if (m_nodes[ref].dist[d] >= n) m_report.lost_nodes.push_back(d);
+    return;
+  }
+  // The run ended during a reconfiguration: the distance tables are still
+  // being rebuilt, so they would list healthy nodes. Use what the routers'
+  // detectors know instead: the nodes the root cannot reach over enabled
+  // ports of live routers.
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  std::vector<int> stack;
+  if (!m_nodes[ref].dead) {
+    stack.push_back(ref);
+    seen[static_cast<std::size_t>(ref)] = 1;
+  }
+  const int ports = 2 * m_topo.dimensions();
+  while (!stack.empty()) {
+    const int r = stack.back();
+    stack.pop_back();
+    for (int i = 0; i < ports; ++i) {
+      if (!(m_nodes[r].port_enable >> i & 1u)) continue;
+      const routing::PortPeer& pp = m_topo.peer(r, i + 1);
+      if (pp.kind != routing::PortPeer::Kind::kRouter || m_nodes[pp.id].dead || seen[pp.id]) continue;
+      seen[pp.id] = 1;
+      stack.push_back(pp.id);
+    }
+  }
   for (int d = 0; d < n; ++d)
-    if (m_nodes[ref].dist[d] >= n) m_report.lost_nodes.push_back(d);
+    if (!seen[static_cast<std::size_t>(d)]) m_report.lost_nodes.push_back(d);
 }
 
 }  // namespace ftsim::hw

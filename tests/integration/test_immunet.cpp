@@ -378,3 +378,17 @@ TEST(ImmunetControlLinks, EveryHopPutsItsFlitsOnALinkOnce) {
   EXPECT_EQ(rep.lost_control_packets, 0U);
   EXPECT_EQ(rep.safe_control_packets, 15U);
 }
+
+TEST(Immunet, LostNodesMidReconfigurationAreTheUnreachableOnesOnly) {
+  // A run that ends while the distance tables are being rebuilt used to list
+  // healthy nodes as lost (their entries were still N). Switch 2,2 dies at
+  // cycle 2000; at 2300 the emergency is over (about 20 cycles per hop) but
+  // the table update (50 cycles per control-packet hop) is not.
+  test::Harness h(yaml("torus:4x4"), {"faults=[{switch: '2,2', at: 2000}]"});
+  h.run(2300);
+  ASSERT_TRUE(h.net->immunet->busy());
+  h.net->immunet->finalize();
+  const auto& rep = h.net->immunet->report();
+  EXPECT_FALSE(rep.complete);
+  EXPECT_EQ(rep.lost_nodes, std::vector<int>{h.net->topology().parse_router("2,2")});
+}
