@@ -87,6 +87,19 @@ void Router::fail() {
   }
   m_buffered = 0;
   m_waiting_va = 0;
+  // The links to this router's own interfaces (direct networks: not topology
+  // links, so the network does not fail them) die with it: flits on them
+  // belong to lost packets. Left there, a packet already ejecting stayed in
+  // flight for ever, neither delivered nor dropped.
+  for (std::size_t p = 0; p < m_out.size(); ++p) {
+    for (LinkDirection* l : {m_in[p].link, m_out[p].link}) {
+      if (l == nullptr || l->link_id >= 0) continue;
+      for (std::size_t i = 0; i < l->flits.size(); ++i)
+        m_ctx.drop(l->flits.at(i).item.packet, DropReason::kSwitchFailure);
+      l->flits.clear();
+      l->credits.clear();
+    }
+  }
   for (auto& op : m_out) lose_control(op);
   m_control_outputs = 0;
   for (auto* ni : m_nis) ni->fail();

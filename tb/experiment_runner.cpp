@@ -344,6 +344,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                             {"stuck_flit", monitor.stuck_where}, {"watchdog_cycles", cfg.sim.watchdog_cycles},
                             {"blocked_vcs", monitor.blocked},    {"wait_for_chain", monitor.chain}};
   j["drained"] = monitor.drained;
+  // Where the undelivered packets wait when the drain did not finish.
+  if (!monitor.drained && !monitor.deadlock) j["undrained_vcs"] = net.blocked_vcs(64);
   {
     nlohmann::json by_vc = nlohmann::json::array();
     for (int v = 0; v < cfg.router.vcs; ++v) {

@@ -81,6 +81,12 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
       axes.emplace_back(key, vals);
     }
   }
+  constexpr double kMaxPoints = 100000;
+  double count = 1;
+  for (const auto& [k, vals] : axes) count *= static_cast<double>(vals.size());
+  if (count > kMaxPoints)
+    throw ConfigError(
+        fmt::format("{}: the grid has {:.0f} points; at most {:.0f} allowed", sweep_path, count, kMaxPoints));
   std::vector<SweepPoint> points;
   std::vector<std::size_t> idx(axes.size(), 0);
   for (;;) {
