@@ -120,6 +120,29 @@ TEST(Cli, SweepIsValidatedBeforeAnyRunStarts) {
   EXPECT_NE(r.output.find("key 'plot'"), std::string::npos) << r.output;
 }
 
+TEST(Cli, EveryWaveViewOpensAtItsTracedWindow) {
+  // GTKWave reads [timestart] in the VCD's time unit, picoseconds (1,000 per
+  // cycle of the 1 ns clock); a value in cycles, or none, opened every view
+  // at time 0 on flat lines. Each view documents its trace command.
+  int views = 0;
+  for (const auto& e : fs::directory_iterator(std::string(FTSIM_SOURCE_DIR) + "/waves")) {
+    if (e.path().extension() != ".gtkw") continue;
+    std::ifstream in(e.path());
+    std::string line;
+    long trace_from = -1;
+    long timestart = -1;
+    while (std::getline(in, line)) {
+      const auto at = line.find("--trace-from ");
+      if (line.rfind("[*]", 0) == 0 && at != std::string::npos) trace_from = std::stol(line.substr(at + 13));
+      if (line.rfind("[timestart] ", 0) == 0) timestart = std::stol(line.substr(12));
+    }
+    EXPECT_GE(trace_from, 0) << e.path() << ": no documented --trace-from";
+    EXPECT_EQ(timestart, trace_from * 1000) << e.path();
+    ++views;
+  }
+  EXPECT_GE(views, 4);
+}
+
 TEST(Cli, UnknownKey) {
   expect_config_error(kBase + kShort + " --set router.vc=2", "router.vc");
   const auto d = tmpdir("unknown");
