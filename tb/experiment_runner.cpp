@@ -68,9 +68,15 @@ class Monitor : public sc_core::sc_module {
         m_last_print = now;
       }
     }
+    // A reconfiguration in progress is progress: an Immunet emergency stops
+    // every flit by design (STOP), and a subnet manager holds packets while
+    // it computes new tables. Neither watchdog counts that time.
+    const bool reconfiguring =
+        (m_net.immunet != nullptr && m_net.immunet->busy()) || (m_net.subnet_manager && m_net.subnet_manager->busy());
     // Deadlock watchdog: nothing moved for W cycles while flits are buffered.
     const auto w = static_cast<std::uint64_t>(m_cfg.sim.watchdog_cycles);
-    if (c >= s.last_move_cycle + w && m_net.buffered_flits() > 0) {
+    if (reconfiguring) m_quiet_since = c;
+    if (c >= std::max(s.last_move_cycle, m_quiet_since) + w && m_net.buffered_flits() > 0) {
       deadlock = true;
       deadlock_kind = "no_flit_moved";
       deadlock_cycle = s.last_move_cycle;
@@ -80,17 +86,12 @@ class Monitor : public sc_core::sc_module {
       return;
     }
     // A trickle elsewhere must not hide packets that no longer move: every
-    // W/4 cycles, outside reconfigurations (an Immunet emergency holds flits
-    // by design; a subnet manager computes new tables), the oldest flit in a
-    // transit input VC must have arrived less than 4W cycles ago. 4W, not W:
-    // beyond saturation a flit on a congested escape ring can wait several
-    // thousand cycles and still move (Immunet 8x8 with fair injection at
-    // offered 1.0: between 5,000 and 10,000).
-    const bool reconfiguring =
-        (m_net.immunet != nullptr && m_net.immunet->busy()) || (m_net.subnet_manager && m_net.subnet_manager->busy());
-    if (reconfiguring) {
-      m_quiet_since = c;
-    } else if (c >= m_next_stuck_check) {
+    // W/4 cycles, outside reconfigurations, the oldest flit in a transit
+    // input VC must have arrived less than 4W cycles ago. 4W, not W: beyond
+    // saturation a flit on a congested escape ring can wait several thousand
+    // cycles and still move (Immunet 8x8 with fair injection at offered 1.0:
+    // between 5,000 and 10,000).
+    if (!reconfiguring && c >= m_next_stuck_check) {
       m_next_stuck_check = c + std::max<std::uint64_t>(1, w / 4);
       const auto o = m_net.oldest_waiting_flit();
       if (o.found && c >= std::max(o.since, m_quiet_since) + m_stuck_cycles) {

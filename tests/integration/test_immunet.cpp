@@ -7,6 +7,7 @@
 
 #include "harness.hpp"
 #include "tables/immunet_tables.hpp"
+#include "tb/experiment_runner.hpp"
 
 using namespace ftsim;
 
@@ -391,4 +392,28 @@ TEST(Immunet, LostNodesMidReconfigurationAreTheUnreachableOnesOnly) {
   const auto& rep = h.net->immunet->report();
   EXPECT_FALSE(rep.complete);
   EXPECT_EQ(rep.lost_nodes, std::vector<int>{h.net->topology().parse_router("2,2")});
+}
+
+TEST(Immunet, WatchdogShorterThanTheEmergencyIsNotADeadlock) {
+  // The emergency stops every flit (STOP): with handle_cycles 100 on the 4x4
+  // waves experiment at offered 0.3, no flit moves for more than 50 cycles
+  // while every router is in the emergency. A 50-cycle watchdog used to call that a
+  // deadlock ("no flit moved for 50 cycles since cycle 3274"); a
+  // reconfiguration in progress now counts as progress.
+  const auto cfg = tb::parse_experiment(R"(
+topology: torus:4x4
+routing: immunet
+router: {vcs: 2, buffer_flits: 8, flow_control: vct}
+traffic: {pattern: uniform, load: 0.3, packet_flits: 4}
+sim: {warmup_cycles: 1000, measure_cycles: 6000, seed: 1, watchdog_cycles: 50}
+faults: {schedule: [{link: "1,1:x+", at: 3000}], detection_delay: 10}
+immunet: {handle_cycles: 100, ack_window: 10, control_packet_cycles: 200}
+)",
+                                        {});
+  tb::RunOptions o;
+  o.quiet = true;
+  const auto r = tb::run_experiment(cfg, o);
+  EXPECT_EQ(r.exit_code, 0) << r.message;
+  EXPECT_GT(r.stats["reconfiguration"]["emergency_cycles"].get<long>(), 50);
+  EXPECT_TRUE(r.stats["drained"].get<bool>());
 }
