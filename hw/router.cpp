@@ -304,12 +304,21 @@ void Router::switch_allocation(std::uint64_t c) {
     if (!(requested_outputs >> o & 1U)) continue;
     OutputPort& op = m_out[o];
     int winner = -1;
-    const int requesters = radix + static_cast<int>(control >> o & 1U);
-    for (int i = 0; i < requesters; ++i) {
-      const int p = (op.rr_sa + i) % requesters;
-      if (p == radix || (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o)) {
-        winner = p;
-        break;
+    if (!(control >> o & 1U)) {  // the common case: input ports only
+      for (int i = 0; i < radix; ++i) {
+        const int p = (op.rr_sa + i) % radix;
+        if (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o) {
+          winner = p;
+          break;
+        }
+      }
+    } else {
+      for (int i = 0; i <= radix; ++i) {
+        const int p = (op.rr_sa + i) % (radix + 1);
+        if (p == radix || (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o)) {
+          winner = p;
+          break;
+        }
       }
     }
     if (winner == radix) {
