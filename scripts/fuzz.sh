@@ -22,9 +22,12 @@ clang++ "${flags[@]}" fuzz/fuzz_sweep.cpp tb/sweep.cpp tb/gnuplot.cpp tb/output_
 p2=$!
 wait $p1
 wait $p2
-rm -rf "$out/corpus-experiment" "$out/corpus-sweep"
+rm -rf "$out/corpus-experiment" "$out/corpus-sweep" "$out"/crash-*
 mkdir -p "$out/corpus-experiment" "$out/corpus-sweep"
 cp experiments/*.yaml "$out/corpus-experiment/"
+# Inputs that once failed (fuzz/regressions/{experiment,sweep}-*) run first, every time.
+cp fuzz/regressions/experiment-* "$out/corpus-experiment/" 2>/dev/null || true
+cp fuzz/regressions/sweep-* "$out/corpus-sweep/" 2>/dev/null || true
 for f in experiments/*-sweep.yaml; do
   sed 's/^experiment: .*/experiment: base.yaml/' "$f" > "$out/corpus-sweep/$(basename "$f")"
 done

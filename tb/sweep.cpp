@@ -51,8 +51,9 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
   if (!root["experiment"] || !root["experiment"].IsScalar())
     throw ConfigError(fmt::format("{}: key 'experiment' (path of the base experiment YAML) is required", sweep_path));
   fs::path base = root["experiment"].Scalar();
-  if (base.is_relative() && !fs::exists(base)) base = fs::path(sweep_path).parent_path() / base;
-  if (!fs::exists(base)) throw ConfigError(fmt::format("{}: experiment '{}' not found", sweep_path, base.string()));
+  std::error_code ec;  // a name too long or otherwise invalid is "not found", not an exception
+  if (base.is_relative() && !fs::exists(base, ec)) base = fs::path(sweep_path).parent_path() / base;
+  if (!fs::exists(base, ec)) throw ConfigError(fmt::format("{}: experiment '{}' not found", sweep_path, base.string()));
   *base_experiment = base.string();
   *plot_x = "traffic.load";
   if (const YAML::Node pl = root["plot"]) {
