@@ -13,6 +13,7 @@
 #include "tb/fault_injector.hpp"
 #include "tb/network.hpp"
 #include "tb/output_files.hpp"
+#include "tb/version.hpp"
 
 namespace ftsim::tb {
 
@@ -286,6 +287,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
 
   nlohmann::json j;
   j["experiment"] = opts.experiment_name;
+  j["ftsim"] = {{"version", version()}, {"git_commit", git_commit()}, {"command_line", opts.command_line}};
   j["topology"] = topo.spec();
   j["routing"] = cfg.routing;
   j["flow_control"] = cfg.router.vct ? "vct" : "wormhole";

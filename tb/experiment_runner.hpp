@@ -18,6 +18,7 @@ struct RunOptions {
   std::int64_t trace_to = -1;   ///< last traced cycle (-1: end of run)
   bool quiet = false;           ///< no progress on stderr
   std::string experiment_name;
+  std::string command_line;  ///< recorded in stats.json "ftsim" (provenance)
   /// Tests: called once the network is elaborated, before cycle 0 (to inject
   /// a defect the configuration cannot express).
   std::function<void(Network&)> on_elaborated;

@@ -25,6 +25,7 @@
 #include "tb/gnuplot.hpp"
 #include "tb/output_files.hpp"
 #include "tb/sweep.hpp"
+#include "tb/version.hpp"
 
 namespace {
 
@@ -139,6 +140,9 @@ int main(int argc, char* argv[]) {
 
 int sc_main(int argc, char* argv[]) {
   CLI::App app{"ftsim: cycle-level model of fault-tolerant interconnection-network routers"};
+  app.set_version_flag("--version", fmt::format("ftsim {} (commit {})", ftsim::version(), ftsim::git_commit()));
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   app.require_subcommand(1);
 
   std::string experiment;
@@ -423,6 +427,7 @@ int sc_main(int argc, char* argv[]) {
     ro.trace_to = trace_to;
     ro.quiet = quiet;
     ro.experiment_name = experiment;
+    ro.command_line = command_line;
     if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
       throw ftsim::routing::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
     const std::int64_t last_cycle = cfg.sim.warmup_cycles + cfg.sim.measure_cycles + cfg.sim.max_drain_cycles;

@@ -185,7 +185,15 @@ TEST(Cli, RunWritesOutputsAndIsDeterministic) {
   nlohmann::json jb;
   std::ifstream(d + "/a/stats.json") >> ja;
   std::ifstream(d + "/b/stats.json") >> jb;
-  for (const char* k : {"wall_seconds", "simulation_seconds", "node_cycles_per_second"}) {
+  // Provenance: the version, the commit and the command line that made it.
+  EXPECT_EQ(ja["ftsim"]["command_line"].get<std::string>().find(" run "), std::string(FTSIM_BINARY).size())
+      << ja["ftsim"].dump();
+  EXPECT_NE(ja["ftsim"]["command_line"].get<std::string>().find(d + "/a"), std::string::npos);
+  EXPECT_FALSE(ja["ftsim"]["git_commit"].get<std::string>().empty());
+  const Result v = run("--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.output.rfind("ftsim " + ja["ftsim"]["version"].get<std::string>() + " (commit ", 0), 0U) << v.output;
+  for (const char* k : {"wall_seconds", "simulation_seconds", "node_cycles_per_second", "ftsim"}) {
     ja.erase(k);
     jb.erase(k);
   }
