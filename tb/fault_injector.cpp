@@ -56,6 +56,14 @@ std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, c
   return out;
 }
 
+std::vector<routing::LinkId> fault_links(const routing::Topology& topo, const ResolvedFault& f) {
+  if (!f.is_router) return {f.id};
+  std::vector<routing::LinkId> out;
+  for (routing::PortId p = 0; p < topo.radix(f.id); ++p)
+    if (topo.peer(f.id, p).link != routing::kNone) out.push_back(topo.peer(f.id, p).link);
+  return out;
+}
+
 namespace {
 std::string interval_text(const ResolvedFault& f) {
   return f.repair >= 0 ? fmt::format("cycles {}..{}", f.at, f.repair) : fmt::format("from cycle {}", f.at);
@@ -67,16 +75,8 @@ void check_no_overlap(const routing::Topology& topo, const std::vector<ResolvedF
   // every link of the switch. A repair brings all of them back, so two faults
   // that hold one link at the same time, one of them transient, would end the
   // other early (issue: overlapping transient faults).
-  std::vector<std::vector<routing::LinkId>> links(faults.size());
-  for (std::size_t i = 0; i < faults.size(); ++i) {
-    const auto& f = faults[i];
-    if (!f.is_router) {
-      links[i].push_back(f.id);
-      continue;
-    }
-    for (routing::PortId p = 0; p < topo.radix(f.id); ++p)
-      if (topo.peer(f.id, p).link != routing::kNone) links[i].push_back(topo.peer(f.id, p).link);
-  }
+  std::vector<std::vector<routing::LinkId>> links;
+  for (const auto& f : faults) links.push_back(fault_links(topo, f));
   constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < faults.size(); ++i)
     for (std::size_t j = i + 1; j < faults.size(); ++j) {
@@ -135,13 +135,8 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
     // Random links avoid every link a scheduled fault already takes down
     // (permanent or transient, link or switch), so they never overlap one.
     std::vector<char> taken(static_cast<std::size_t>(topo.num_links()), 0);
-    for (const auto& f : out) {
-      if (!f.is_router)
-        taken[static_cast<std::size_t>(f.id)] = 1;
-      else
-        for (routing::PortId p = 0; p < topo.radix(f.id); ++p)
-          if (topo.peer(f.id, p).link != routing::kNone) taken[static_cast<std::size_t>(topo.peer(f.id, p).link)] = 1;
-    }
+    for (const auto& f : out)
+      for (routing::LinkId l : fault_links(topo, f)) taken[static_cast<std::size_t>(l)] = 1;
     std::vector<routing::LinkId> candidates;
     for (routing::LinkId l = 0; l < topo.num_links(); ++l)
       if (!taken[static_cast<std::size_t>(l)]) candidates.push_back(l);
@@ -221,9 +216,7 @@ void FaultInjector::fire() {
           break;
       }
     } else {
-      std::vector<routing::LinkId> links;
-      for (routing::PortId p = 0; p < t.radix(f.id); ++p)
-        if (t.peer(f.id, p).link != routing::kNone) links.push_back(t.peer(f.id, p).link);
+      const std::vector<routing::LinkId> links = fault_links(t, f);
       switch (e.order) {
         case 0:
           m_net.fail_router(f.id);

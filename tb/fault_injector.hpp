@@ -39,6 +39,10 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
 std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, const std::vector<ResolvedFault>& faults,
                                                 int plane_nodes);
 
+/// The links a fault takes down: its link, or every link of its switch
+/// (node links included in indirect networks).
+std::vector<routing::LinkId> fault_links(const routing::Topology& topo, const ResolvedFault& f);
+
 /// Throws routing::ConfigError when two faults hold the same link (a link
 /// fault, or any link of a switch fault) or the same switch at the same time
 /// and at least one of them is repaired: the repair would end the other early.
