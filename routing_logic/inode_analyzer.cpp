@@ -43,8 +43,9 @@ struct Candidate {
 
 /// Sorts by key (stable) and drops every candidate whose mask contains the
 /// mask of an earlier kept one.
-std::vector<Candidate> prune(std::vector<Candidate> c) {
-  std::stable_sort(c.begin(), c.end(), [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+std::vector<Candidate> prune(std::vector<Candidate> c, Preference pref) {
+  std::stable_sort(c.begin(), c.end(),
+                   [pref](const Candidate& a, const Candidate& b) { return key_less(a.key, b.key, pref); });
   std::vector<Candidate> kept;
   for (const Candidate& x : c) {
     bool dominated = false;
@@ -71,38 +72,57 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
   const bool order = uses_direction_order(mech);
   const int n = m_nodes;
   auto idx = [n](NodeId a, NodeId b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(n) + b; };
-  // Minimal-path link sets and deterministic paths of every ordered pair.
-  std::vector<LinkMask> minimal(idx(n, 0)), det(idx(n, 0));
-  for (NodeId a = 0; a < n; ++a)
-    for (NodeId b = 0; b < n; ++b) {
-      for (LinkId l = 0; l < cube.num_links(); ++l)
-        if (a != b && geo.on_minimal_path(l, a, b)) minimal[idx(a, b)].set(l);
-      geo.deterministic_path(a, b, order, [&](LinkId l) { det[idx(a, b)].set(l); });
-    }
+  // Minimal-path link sets and deterministic paths of every ordered pair,
+  // per smallest allowed direction (the rest after a prefix ending in
+  // direction L may only use directions >= L, section 4.3; 0 = no bound).
+  const int bounds = mech.misroute && !mech.free_continuation ? geo.directions() : 1;
+  std::vector<std::vector<LinkMask>> minimal(static_cast<std::size_t>(bounds), std::vector<LinkMask>(idx(n, 0)));
+  std::vector<std::vector<LinkMask>> det = minimal;
+  for (int lo = 0; lo < bounds; ++lo)
+    for (NodeId a = 0; a < n; ++a)
+      for (NodeId b = 0; b < n; ++b) {
+        if (a == b || !geo.continues_order(a, b, lo)) continue;
+        auto& mm = minimal[static_cast<std::size_t>(lo)][idx(a, b)];
+        for (LinkId l = 0; l < cube.num_links(); ++l)
+          if (geo.on_ordered_minimal_path(l, a, b, lo)) mm.set(l);
+        geo.deterministic_path(
+            a, b, order, [&](LinkId l) { det[static_cast<std::size_t>(lo)][idx(a, b)].set(l); }, lo);
+      }
   constexpr int kUnbounded = 1 << 20;
   m_first.reserve(idx(n, 0) + 1);
+  struct Prefix {
+    LinkMask mask;
+    NodeId end;
+    int length;
+    int min_dir;  ///< smallest direction the rest may use
+  };
   for (NodeId a = 0; a < n; ++a) {
-    std::vector<std::pair<LinkMask, std::pair<NodeId, int>>> prefixes;  // mask, (end, length)
+    std::vector<Prefix> prefixes;
     if (mech.misroute)
       geo.for_each_prefix(a, kUnbounded, [&](const Segment& pre, NodeId end, int len) {
         LinkMask m;
         geo.misroute_walk(a, pre, [&](LinkId l) { m.set(l); });
-        prefixes.push_back({m, {end, len}});
+        prefixes.push_back({m, end, len, rest_min_direction(mech, pre)});
       });
     for (NodeId b = 0; b < n; ++b) {
       m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
       if (a == b) continue;
       std::vector<Candidate> c;
       const int l = geo.distance(a, b);
-      c.push_back({minimal[idx(a, b)], {l, 0, 0, 0}});
-      if (mech.deterministic) c.push_back({det[idx(a, b)], {l, 0, 1, 0}});
-      for (const auto& [pm, pe] : prefixes) {
-        const auto [end, plen] = pe;
-        const int len = plen + geo.distance(end, b);
-        c.push_back({pm | minimal[idx(end, b)], {len, 0, 0, 1}});
-        if (mech.deterministic) c.push_back({pm | det[idx(end, b)], {len, 0, 1, 1}});
+      c.push_back({minimal[0][idx(a, b)], {l, 0, 0, 0, 0}});
+      if (mech.deterministic) c.push_back({det[0][idx(a, b)], {l, 0, 1, 0, 1}});
+      for (const Prefix& pre : prefixes) {
+        if (!geo.continues_order(pre.end, b, pre.min_dir)) continue;
+        const auto lo = static_cast<std::size_t>(pre.min_dir);
+        const int len = pre.length + geo.distance(pre.end, b);
+        // A prefix may end at b itself: the rest is empty.
+        const LinkMask rest = pre.end == b ? LinkMask{} : minimal[lo][idx(pre.end, b)];
+        const LinkMask drest = pre.end == b ? LinkMask{} : det[lo][idx(pre.end, b)];
+        c.push_back({pre.mask | rest, {len, 0, 0, 1, 1}});
+        if (mech.deterministic) c.push_back({pre.mask | drest, {len, 0, 1, 1, 1}});
       }
-      for (const Candidate& k : prune(std::move(c))) m_options.push_back({k.mask, pack_key(k.key)});
+      for (const Candidate& k : prune(std::move(c), mech.preference))
+        m_options.push_back({k.mask, pack_key(k.key, mech.preference)});
     }
   }
   m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
@@ -113,14 +133,17 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
 /// link mask of the current best route; level 0 also keeps the option index.
 class FaultToleranceAnalyzer::State {
  public:
-  static constexpr std::uint32_t kNoRoute = 0xffffffffU;
+  static constexpr std::uint64_t kNoRoute = ~0ULL;
   static constexpr int kUnroutableSlot = kCategories;
-  static constexpr std::uint32_t kOneIntermediate = 1U << 16;
 
   explicit State(const FaultToleranceAnalyzer& a)
-      : m_a(a), m_n(static_cast<std::uint32_t>(a.m_nodes)), m_levels(a.m_mech.max_intermediates + 1) {
+      : m_a(a),
+        m_n(static_cast<std::uint32_t>(a.m_nodes)),
+        m_levels(a.m_mech.max_intermediates + 1),
+        m_pref(a.m_mech.preference),
+        m_one_intermediate(pack_key(RouteKey{0, 1, 0, 0, 0}, a.m_mech.preference)) {
     const std::size_t pairs = static_cast<std::size_t>(m_n) * m_n;
-    m_key.assign(static_cast<std::size_t>(m_levels), std::vector<std::uint32_t>(pairs, kNoRoute));
+    m_key.assign(static_cast<std::size_t>(m_levels), std::vector<std::uint64_t>(pairs, kNoRoute));
     m_mask.assign(static_cast<std::size_t>(m_levels), std::vector<LinkMask>(pairs));
     m_idx.assign(pairs, 0);
     for (std::uint32_t p = 0; p < pairs; ++p) {
@@ -203,7 +226,8 @@ class FaultToleranceAnalyzer::State {
       r.by_category[static_cast<std::size_t>(c)] += static_cast<std::uint64_t>(m_hist[static_cast<std::size_t>(c)]);
   }
 
-  std::uint32_t key(std::uint32_t p) const { return m_key[static_cast<std::size_t>(top())][p]; }
+  std::uint64_t key(std::uint32_t p) const { return m_key[static_cast<std::size_t>(top())][p]; }
+  Preference preference() const { return m_pref; }
   bool connected(NodeId s, NodeId d) {
     components();
     return find(s) == find(d);
@@ -213,28 +237,28 @@ class FaultToleranceAnalyzer::State {
   struct Undo {
     int level;
     std::uint32_t pair;
-    std::uint32_t key;
+    std::uint64_t key;
     LinkMask mask;
     std::uint32_t idx;
   };
 
   int top() const { return m_levels - 1; }
-  static std::size_t slot(std::uint32_t key) {
+  std::size_t slot(std::uint64_t key) const {
     return key == kNoRoute ? static_cast<std::size_t>(kUnroutableSlot)
-                           : static_cast<std::size_t>(category_index(unpack_key(key)));
+                           : static_cast<std::size_t>(category_index(unpack_key(key, m_pref)));
   }
 
   void recompute(int k, std::uint32_t p) {
     const std::uint32_t a = p / m_n, d = p % m_n;
     const auto& seg_key = m_key[0];
     const auto& tail_key = m_key[static_cast<std::size_t>(k - 1)];
-    std::uint32_t best = seg_key[p];
+    std::uint64_t best = seg_key[p];
     std::uint32_t best_b = m_n;
     for (std::uint32_t b = 0; b < m_n; ++b) {
       if (b == a || b == d) continue;
-      const std::uint32_t h = seg_key[a * m_n + b], t = tail_key[b * m_n + d];
+      const std::uint64_t h = seg_key[a * m_n + b], t = tail_key[b * m_n + d];
       if (h == kNoRoute || t == kNoRoute) continue;
-      const std::uint32_t c = h + t + kOneIntermediate;
+      const std::uint64_t c = h + t + m_one_intermediate;
       if (c < best) {
         best = c;
         best_b = b;
@@ -268,7 +292,9 @@ class FaultToleranceAnalyzer::State {
   const FaultToleranceAnalyzer& m_a;
   std::uint32_t m_n;
   int m_levels;
-  std::vector<std::vector<std::uint32_t>> m_key;
+  Preference m_pref;
+  std::uint64_t m_one_intermediate;  ///< pack_key of one intermediate node
+  std::vector<std::vector<std::uint64_t>> m_key;
   std::vector<std::vector<LinkMask>> m_mask;
   std::vector<std::uint32_t> m_idx;
   std::array<std::int64_t, kCategories + 1> m_hist{};
@@ -288,9 +314,9 @@ std::vector<PairOutcome> FaultToleranceAnalyzer::evaluate(const std::vector<Link
   std::vector<PairOutcome> out(static_cast<std::size_t>(n) * n);
   for (std::uint32_t p = 0; p < out.size(); ++p) {
     if (p / n == p % n) continue;
-    const std::uint32_t k = st.key(p);
+    const std::uint64_t k = st.key(p);
     if (k != State::kNoRoute)
-      out[p].key = unpack_key(k);
+      out[p].key = unpack_key(k, st.preference());
     else
       out[p].status = st.connected(static_cast<NodeId>(p / n), static_cast<NodeId>(p % n))
                           ? PairOutcome::Status::kUnroutable

@@ -110,7 +110,7 @@ class FaultToleranceAnalyzer {
  private:
   struct Option {
     LinkMask mask;
-    std::uint32_t key;  ///< packed RouteKey (see pack_key)
+    std::uint64_t key;  ///< packed RouteKey (see pack_key)
   };
   class State;
   friend class State;
@@ -122,16 +122,19 @@ class FaultToleranceAnalyzer {
   std::vector<std::uint32_t> m_first;  ///< per pair index: first option; size pairs + 1
 };
 
-/// RouteKey packed into 32 bits so that integer order and addition match the
-/// key's (fields below 256): length << 24 | intermediates << 16 |
-/// deterministic << 8 | misrouted.
-inline std::uint32_t pack_key(const RouteKey& k) {
-  return static_cast<std::uint32_t>(k.length) << 24 | static_cast<std::uint32_t>(k.intermediates) << 16 |
-         static_cast<std::uint32_t>(k.deterministic) << 8 | static_cast<std::uint32_t>(k.misrouted);
+/// RouteKey packed into 64 bits, 8 bits per field in the order preference
+/// `p` compares them, so that integer order and addition match the key's
+/// (fields below 256; a route has at most four subpaths, so the counts stay
+/// below 5).
+inline std::uint64_t pack_key(const RouteKey& k, Preference p) {
+  std::uint64_t v = 0;
+  for (int f : k.ordered(p)) v = v << 8 | static_cast<std::uint64_t>(f);
+  return v;
 }
-inline RouteKey unpack_key(std::uint32_t k) {
-  return RouteKey{static_cast<int>(k >> 24), static_cast<int>((k >> 16) & 0xff), static_cast<int>((k >> 8) & 0xff),
-                  static_cast<int>(k & 0xff)};
+inline RouteKey unpack_key(std::uint64_t v, Preference p) {
+  std::array<int, 5> f{};
+  for (int i = 4; i >= 0; --i, v >>= 8) f[static_cast<std::size_t>(i)] = static_cast<int>(v & 0xff);
+  return RouteKey::from_ordered(f, p);
 }
 
 /// Number of combinations C(n, k) as a double-free integer (k <= 20).

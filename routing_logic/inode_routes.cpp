@@ -10,22 +10,52 @@
 
 namespace ftsim::routing::inodes {
 
+std::string preference_name(Preference p) {
+  switch (p) {
+    case Preference::kExtensionsLast:
+      return "extensions-last";
+    case Preference::kExtensionsWhenIFails:
+      return "extensions-when-i-fails";
+    case Preference::kFewestIntermediates:
+      return "fewest-intermediates";
+  }
+  return "?";
+}
+
 std::string Mechanism::name() const {
   std::string s;
   if (max_intermediates == 1) s = "I";
   if (max_intermediates > 1) s = fmt::format("Ix{}", max_intermediates);
   auto add = [&](const char* t) { s += s.empty() ? t : std::string("+") + t; };
   if (deterministic) add("D");
-  if (misroute) add("M");
-  return s.empty() ? "none" : s;
+  if (misroute) add(free_continuation ? "Mfree" : "M");
+  if (s.empty()) s = "none";
+  if (preference != Preference{}) s += "@" + preference_name(preference);
+  return s;
 }
 
 Mechanism parse_mechanism(const std::string& text) {
   const std::string allowed =
-      "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none";
+      "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none; Mfree "
+      "in place of M for the non-paper free continuation; optionally @extensions-last, @extensions-when-i-fails or "
+      "@fewest-intermediates";
   Mechanism m;
-  if (text == "none") return m;
-  std::stringstream ss(text);
+  std::string body = text;
+  if (const auto at = text.find('@'); at != std::string::npos) {
+    body = text.substr(0, at);
+    const std::string pref = text.substr(at + 1);
+    bool known = false;
+    for (Preference p :
+         {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails, Preference::kFewestIntermediates})
+      if (pref == preference_name(p)) {
+        m.preference = p;
+        known = true;
+      }
+    if (!known)
+      throw ConfigError(fmt::format("mechanism '{}': preference '{}' not understood ({})", text, pref, allowed));
+  }
+  if (body == "none") return m;
+  std::stringstream ss(body);
   std::string tok;
   bool any = false;
   while (std::getline(ss, tok, '+')) {
@@ -37,8 +67,9 @@ Mechanism parse_mechanism(const std::string& text) {
       m.max_intermediates = tok[2] - '0';
     } else if (tok == "D" && !m.deterministic) {
       m.deterministic = true;
-    } else if (tok == "M" && !m.misroute) {
+    } else if ((tok == "M" || tok == "Mfree") && !m.misroute) {
       m.misroute = true;
+      m.free_continuation = tok == "Mfree";
     } else {
       throw ConfigError(fmt::format("mechanism '{}': term '{}' not understood ({})", text, tok, allowed));
     }
@@ -51,16 +82,33 @@ std::vector<std::string> table1_mechanisms() {
   return {"I", "D", "M", "I+D", "I+M", "D+M", "I+D+M", "Ix2", "Ix3", "Ix2+D"};
 }
 
-bool RouteKey::operator<(const RouteKey& o) const {
-  if (length != o.length) return length < o.length;
-  if (intermediates != o.intermediates) return intermediates < o.intermediates;
-  if (deterministic != o.deterministic) return deterministic < o.deterministic;
-  return misrouted < o.misrouted;
+std::array<int, 5> RouteKey::ordered(Preference p) const {
+  switch (p) {
+    case Preference::kExtensionsLast:
+      return {length, misrouted, deterministic, intermediates, extended};
+    case Preference::kExtensionsWhenIFails:
+      return {extended, length, misrouted, deterministic, intermediates};
+    case Preference::kFewestIntermediates:
+      return {length, intermediates, deterministic, misrouted, extended};
+  }
+  return {};
+}
+
+RouteKey RouteKey::from_ordered(const std::array<int, 5>& f, Preference p) {
+  switch (p) {
+    case Preference::kExtensionsLast:
+      return {f[0], f[3], f[2], f[1], f[4]};
+    case Preference::kExtensionsWhenIFails:
+      return {f[1], f[4], f[3], f[2], f[0]};
+    case Preference::kFewestIntermediates:
+      return {f[0], f[1], f[2], f[3], f[4]};
+  }
+  return {};
 }
 
 bool RouteKey::operator==(const RouteKey& o) const {
   return length == o.length && intermediates == o.intermediates && deterministic == o.deterministic &&
-         misrouted == o.misrouted;
+         misrouted == o.misrouted && extended == o.extended;
 }
 
 std::string category_name(const RouteKey& key) {
@@ -105,29 +153,78 @@ bool CubeGeometry::on_minimal_path(LinkId l, NodeId a, NodeId b) const {
   return distance(a, lk.a) + 1 + distance(lk.b, b) == total || distance(a, lk.b) + 1 + distance(lk.a, b) == total;
 }
 
-void CubeGeometry::deterministic_path(NodeId a, NodeId b, bool direction_order,
-                                      const std::function<void(LinkId)>& f) const {
+bool CubeGeometry::continues_order(NodeId a, NodeId b, int min_dir) const {
+  if (min_dir <= 0) return true;
   const int n = dims();
-  std::vector<int> dir(static_cast<std::size_t>(n));
-  for (int d = 0; d < n; ++d) dir[static_cast<std::size_t>(d)] = dor_direction(m_cube, a, b, d);
-  NodeId cur = a;
-  auto move_dim = [&](int d) {
-    const int dd = dir[static_cast<std::size_t>(d)];
-    if (dd == 0) return;
-    const int di = direction_index(d, dd > 0, n);
-    while (m_cube.coord(cur, d) != m_cube.coord(b, d)) {
-      f(link(cur, di));
-      cur = step(cur, di);
-    }
-  };
-  if (!direction_order) {
-    for (int d = 0; d < n; ++d) move_dim(d);
-    return;
+  for (int d = 0; d < n; ++d) {
+    const int sign = dor_direction(m_cube, a, b, d);
+    if (sign == 0) continue;
+    // d- (index n + d) is the later direction of the two: on a tie it is the
+    // one that can still continue the order.
+    const int later = tie(a, b, d) ? n + d : direction_index(d, sign > 0, n);
+    if (later < min_dir) return false;
   }
-  for (int d = 0; d < n; ++d)
-    if (dir[static_cast<std::size_t>(d)] > 0) move_dim(d);
-  for (int d = 0; d < n; ++d)
-    if (dir[static_cast<std::size_t>(d)] < 0) move_dim(d);
+  return true;
+}
+
+bool CubeGeometry::tie(NodeId a, NodeId b, int d) const {
+  if (!m_cube.torus()) return false;
+  const int k = m_cube.radix_of(d);
+  const int fwd = (m_cube.coord(b, d) - m_cube.coord(a, d) + k) % k;
+  return fwd != 0 && 2 * fwd == k;
+}
+
+bool CubeGeometry::on_ordered_minimal_path(LinkId l, NodeId a, NodeId b, int min_dir) const {
+  if (min_dir <= 0 || !m_cube.torus()) return on_minimal_path(l, a, b);
+  const int n = dims();
+  const Link& lk = m_cube.link(l);
+  const int total = distance(a, b);
+  // Dimensions whose k/2 tie must be travelled in d- (d+ is before min_dir):
+  // every node of such a path lies on the d- arc from a to b.
+  auto on_minus_arc = [&](NodeId x) {
+    for (int d = 0; d < n && d < min_dir; ++d) {
+      if (!tie(a, b, d)) continue;
+      const int k = m_cube.radix_of(d);
+      if ((m_cube.coord(a, d) - m_cube.coord(x, d) + k) % k > k / 2) return false;
+    }
+    return true;
+  };
+  auto oriented = [&](NodeId from, PortId from_port, NodeId to) {
+    if (distance(a, from) + 1 + distance(to, b) != total) return false;
+    if (!on_minus_arc(from) || !on_minus_arc(to)) return false;
+    const int d = KAryNCube::dim_of(from_port);
+    return !(KAryNCube::is_plus(from_port) && d < min_dir && tie(a, b, d));
+  };
+  return oriented(lk.a, lk.a_port, lk.b) || oriented(lk.b, lk.b_port, lk.a);
+}
+
+int CubeGeometry::deterministic_direction(NodeId a, NodeId b, bool direction_order, int min_dir) const {
+  const int n = dims();
+  int best = -1;
+  for (int d = 0; d < n; ++d) {
+    const int sign = dor_direction(m_cube, a, b, d);
+    if (sign == 0) continue;
+    const bool plus = tie(a, b, d) ? d >= min_dir : sign > 0;
+    const int dir = direction_index(d, plus, n);
+    if (!direction_order) return dir;  // dimension order: the lowest dimension first
+    if (best < 0 || dir < best) best = dir;
+  }
+  return best;
+}
+
+void CubeGeometry::deterministic_path(NodeId a, NodeId b, bool direction_order, const std::function<void(LinkId)>& f,
+                                      int min_dir) const {
+  NodeId cur = a;
+  // One dimension at a time; moving in one dimension leaves the offsets (and
+  // ties) of the others unchanged, so the order is that chosen at a.
+  while (cur != b) {
+    const int dir = deterministic_direction(cur, b, direction_order, min_dir);
+    const int d = dir % dims();
+    while (m_cube.coord(cur, d) != m_cube.coord(b, d)) {
+      f(link(cur, dir));
+      cur = step(cur, dir);
+    }
+  }
 }
 
 NodeId CubeGeometry::misroute_walk(NodeId a, const Segment& seg, const std::function<void(LinkId)>& f) const {
@@ -184,53 +281,60 @@ FaultyLinks::FaultyLinks(const CubeGeometry& geo, const std::vector<LinkId>& fau
   }
 }
 
-bool FaultyLinks::adaptive_clear(NodeId a, NodeId b) const {
+bool FaultyLinks::adaptive_clear(NodeId a, NodeId b, int min_dir) const {
   for (LinkId l : m_faults)
-    if (m_geo.on_minimal_path(l, a, b)) return false;
+    if (m_geo.on_ordered_minimal_path(l, a, b, min_dir)) return false;
   return true;
 }
 
-bool FaultyLinks::deterministic_clear(NodeId a, NodeId b, bool direction_order) const {
+bool FaultyLinks::deterministic_clear(NodeId a, NodeId b, bool direction_order, int min_dir) const {
   bool ok = true;
-  m_geo.deterministic_path(a, b, direction_order, [&](LinkId l) { ok = ok && !faulty(l); });
+  m_geo.deterministic_path(
+      a, b, direction_order, [&](LinkId l) { ok = ok && !faulty(l); }, min_dir);
   return ok;
 }
 
-bool FaultyLinks::segment_clear(NodeId a, const Segment& seg, bool direction_order) const {
+bool FaultyLinks::segment_clear(NodeId a, const Segment& seg, const Mechanism& mech) const {
   bool ok = true;
   const NodeId p = seg.misroute_steps ? m_geo.misroute_walk(a, seg, [&](LinkId l) { ok = ok && !faulty(l); }) : a;
   if (!ok || p == kNone) return false;
-  return seg.deterministic ? deterministic_clear(p, seg.to, direction_order) : adaptive_clear(p, seg.to);
+  const int min_dir = rest_min_direction(mech, seg);
+  if (!m_geo.continues_order(p, seg.to, min_dir)) return false;
+  return seg.deterministic ? deterministic_clear(p, seg.to, uses_direction_order(mech), min_dir)
+                           : adaptive_clear(p, seg.to, min_dir);
 }
 
 // ---------------------------------------------------------------- routes
 
 namespace {
 
-/// Every option of one subpath a -> b within `budget` links.
+/// Every option of one subpath a -> b within `budget` links. Under the
+/// paper's rule a prefix whose rest cannot continue the direction order is
+/// no option (section 4.3).
 void segment_options(const CubeGeometry& geo, const Mechanism& mech, NodeId a, NodeId b, int budget,
                      const std::function<void(const Segment&, const RouteKey&)>& f) {
   const int l = geo.distance(a, b);
   if (l <= budget) {
     Segment s;
     s.to = b;
-    f(s, RouteKey{l, 0, 0, 0});
+    f(s, RouteKey{l, 0, 0, 0, 0});
     if (mech.deterministic) {
       s.deterministic = true;
-      f(s, RouteKey{l, 0, 1, 0});
+      f(s, RouteKey{l, 0, 1, 0, 1});
     }
   }
   if (!mech.misroute) return;
   geo.for_each_prefix(
       a, budget,
       [&](const Segment& pre, NodeId p, int plen) {
-        const int rest = geo.distance(p, b);
         Segment s = pre;
         s.to = b;
-        f(s, RouteKey{plen + rest, 0, 0, 1});
+        if (!geo.continues_order(p, b, rest_min_direction(mech, s))) return;
+        const int rest = geo.distance(p, b);
+        f(s, RouteKey{plen + rest, 0, 0, 1, 1});
         if (mech.deterministic) {
           s.deterministic = true;
-          f(s, RouteKey{plen + rest, 0, 1, 1});
+          f(s, RouteKey{plen + rest, 0, 1, 1, 1});
         }
       },
       b);
@@ -278,11 +382,9 @@ void enumerate_routes(const CubeGeometry& geo, const Mechanism& mech, NodeId s, 
 
 bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLinks& faults, NodeId s, NodeId d,
                 Route& out, int max_extra) {
-  const bool order = uses_direction_order(mech);
   const int l0 = geo.distance(s, d);
-  const auto clear = [&](NodeId from, const Segment& seg) { return faults.segment_clear(from, seg, order); };
-  // RouteKey compares the length first, then the number of intermediate
-  // nodes: the first (length, k) with a fault-free route holds the best one.
+  const auto clear = [&](NodeId from, const Segment& seg) { return faults.segment_clear(from, seg, mech); };
+  const Preference pref = mech.preference;
   // Among equally preferred routes (the paper: "I_1 can be selected among
   // these nodes") one is drawn uniformly with a generator seeded by the pair,
   // so that the pairs around a fault do not all pile onto the lowest-numbered
@@ -295,24 +397,47 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
     rng ^= rng << 17;
     return rng;
   };
-  for (int extra = 0; extra <= max_extra; ++extra) {
-    for (int k = 0; k <= mech.max_intermediates; ++k) {
-      bool found = false;
-      std::uint64_t ties = 0;
-      enumerate_routes(geo, mech, s, d, l0 + extra, k, clear, [&](const Route& r) {
-        if (r.key.length != l0 + extra) return;
-        if (!found || r.key < out.key) {
-          out = r;
-          found = true;
-          ties = 1;
-        } else if (r.key == out.key && next() % ++ties == 0) {
-          out = r;  // reservoir sampling: each tie kept with probability 1/ties
-        }
-      });
-      if (found) return true;
+  bool found = false;
+  std::uint64_t ties = 0;
+  auto consider = [&](const Route& r) {
+    if (!found || key_less(r.key, out.key, pref)) {
+      out = r;
+      found = true;
+      ties = 1;
+    } else if (r.key == out.key && next() % ++ties == 0) {
+      out = r;  // reservoir sampling: each tie kept with probability 1/ties
     }
+  };
+  // Routes of exactly `length` links with at most mech.max_intermediates
+  // intermediate nodes, filtered by the number of extended subpaths when
+  // `extended` >= 0.
+  auto search_length = [&](const Mechanism& m, int length, int extended) {
+    for (int k = 0; k <= m.max_intermediates; ++k) {
+      enumerate_routes(geo, m, s, d, length, k, clear, [&](const Route& r) {
+        if (r.key.length != length || (extended >= 0 && r.key.extended != extended)) return;
+        consider(r);
+      });
+      // Fewest intermediate nodes first: the first k with a route holds the
+      // best one of this length.
+      if (found && pref == Preference::kFewestIntermediates) return;
+    }
+  };
+  if (pref != Preference::kExtensionsWhenIFails) {
+    // Length is the most significant field: the first length with a
+    // fault-free route holds the best one.
+    for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(mech, l0 + extra, -1);
+    return found;
   }
-  return false;
+  // Fewest extended subpaths first, at any length: intermediate nodes alone
+  // (the mechanism without D and M), then routes with 1, 2, ... extended
+  // subpaths.
+  Mechanism plain = mech;
+  plain.deterministic = plain.misroute = false;
+  for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(plain, l0 + extra, 0);
+  if (found || (!mech.deterministic && !mech.misroute)) return found;
+  for (int e = 1; e <= mech.max_intermediates + 1 && !found; ++e)
+    for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(mech, l0 + extra, e);
+  return found;
 }
 
 int subheader_bits(const Mechanism& mech, int nodes) {

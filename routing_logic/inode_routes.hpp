@@ -13,6 +13,26 @@
 
 namespace ftsim::routing::inodes {
 
+/// How a route is preferred among the fault-free ones (compared
+/// lexicographically; see docs/reproduction/intermediate-nodes.md for the
+/// measurement that chose the default).
+enum class Preference : std::uint8_t {
+  /// Length, then misrouted subpaths, then deterministic subpaths, then
+  /// intermediate nodes: among routes of equal length D and M are costlier
+  /// than intermediate nodes, the "extensions" of sections 1 and 4 that
+  /// "restrict routing even more" (section 5.2: "most of the affected paths
+  /// will only use an intermediate node").
+  kExtensionsLast,
+  /// Fewest subpaths using D or M first, at any length, then as
+  /// kExtensionsLast: the extensions only when intermediate nodes alone find
+  /// no route within the search bound.
+  kExtensionsWhenIFails,
+  /// Length, then intermediate nodes, then deterministic, then misrouted
+  /// subpaths (ftsim before issue 11; not the paper's reading: a minimal
+  /// misrouting prefix beats a minimal route through one intermediate node).
+  kFewestIntermediates,
+};
+
 /// A combination of the mechanisms of Table 1. "I" is max_intermediates = 1,
 /// "IxN" is N, "D" allows deterministic subpaths, "M" allows a misrouting
 /// prefix at the start of every subpath. Any combination is accepted (a
@@ -21,13 +41,26 @@ struct Mechanism {
   int max_intermediates = 0;  ///< 0..3
   bool deterministic = false;
   bool misroute = false;
-  /// Canonical name: "I", "Ix2", "I+D", "I+D+M", "Ix2+D", "D+M", "none".
+  /// Non-paper variant (term "Mfree"): after a misrouting prefix the rest of
+  /// the subpath starts a fresh route in any direction. The paper's rule
+  /// (false, term "M"): the rest continues the direction order X+Y+Z+X-Y-Z-
+  /// from the prefix's last direction (sections 3, 4.3, 5.3.2), so one escape
+  /// channel per subpath suffices.
+  bool free_continuation = false;
+  Preference preference = Preference::kExtensionsLast;
+  /// Canonical name: "I", "Ix2", "I+D", "I+D+M", "Ix2+D", "D+M", "none",
+  /// "I+D+Mfree", with "@<preference>" appended when it is not the default.
   std::string name() const;
 };
 
+/// Names of the preferences: "extensions-last", "extensions-when-i-fails",
+/// "fewest-intermediates".
+std::string preference_name(Preference p);
+
 /// Parses "I", "D", "M", "I+D", "I+M", "D+M", "I+D+M", "IxN" (N = 1..3),
-/// "Ix2+D", "none" (order of the +-terms is free). Throws ConfigError naming the
-/// text and the accepted forms.
+/// "Ix2+D", "none" (order of the +-terms is free), "Mfree" in place of "M" for
+/// the non-paper free continuation, and an optional "@<preference>" suffix.
+/// Throws ConfigError naming the text and the accepted forms.
 Mechanism parse_mechanism(const std::string& text);
 
 /// The combinations evaluated in the paper (Table 1 and section 5.1).
@@ -55,22 +88,32 @@ struct Segment {
   bool deterministic = false;
 };
 
-/// Preference key (section 4.1.2 and the issue): shorter path first, then
-/// fewer intermediate nodes, then fewer deterministic subpaths, then fewer
-/// misrouted subpaths. Compared lexicographically.
+/// Cost of a route, compared under a Preference (section 4.1.2: shorter
+/// paths first, fewer intermediate nodes among paths of equal length; the
+/// rest is the issue-11 reading of sections 1, 4 and 5.2). Additive over
+/// subpaths.
 struct RouteKey {
   int length = 0;  ///< links
   int intermediates = 0;
-  int deterministic = 0;
-  int misrouted = 0;
-  bool operator<(const RouteKey& o) const;
+  int deterministic = 0;  ///< subpaths with adaptivity disabled
+  int misrouted = 0;      ///< subpaths with a misrouting prefix
+  int extended = 0;       ///< subpaths using D or M (or both)
   bool operator==(const RouteKey& o) const;
-  bool operator<=(const RouteKey& o) const { return !(o < *this); }
   RouteKey operator+(const RouteKey& o) const {
     return {length + o.length, intermediates + o.intermediates, deterministic + o.deterministic,
-            misrouted + o.misrouted};
+            misrouted + o.misrouted, extended + o.extended};
   }
+  /// The five fields in the order `p` compares them, most significant first
+  /// (the fields a preference does not name come last).
+  std::array<int, 5> ordered(Preference p) const;
+  /// Inverse of ordered().
+  static RouteKey from_ordered(const std::array<int, 5>& f, Preference p);
 };
+
+/// Strict order of route keys under preference p.
+inline bool key_less(const RouteKey& a, const RouteKey& b, Preference p) {
+  return a.ordered(p) < b.ordered(p);
+}
 
 /// Mechanism-share category of a route (Table 3): "direct" for an unaffected
 /// minimal adaptive route, otherwise the mechanisms it uses ("I", "Ix2",
@@ -108,10 +151,30 @@ class CubeGeometry {
   /// True when link l lies on some minimal path from a to b (either
   /// orientation).
   bool on_minimal_path(LinkId l, NodeId a, NodeId b) const;
+  /// True when every dimension still to travel from a to b has a minimal
+  /// direction of index >= min_dir (direction order, section 4.3): the rest
+  /// of a subpath after a prefix ending in direction min_dir continues the
+  /// order. On a torus, an offset of k/2 may be travelled in either
+  /// direction; min_dir = 0 always holds.
+  bool continues_order(NodeId a, NodeId b, int min_dir) const;
+  /// True when link l lies on a minimal path from a to b whose every hop has
+  /// direction index >= min_dir (only the k/2 ties of a torus are narrowed:
+  /// a tie in dimension d with d+ < min_dir must go d-). Precondition:
+  /// continues_order(a, b, min_dir).
+  bool on_ordered_minimal_path(LinkId l, NodeId a, NodeId b, int min_dir) const;
+  /// True when b is k/2 hops from a along dimension d of a torus (both
+  /// directions minimal).
+  bool tie(NodeId a, NodeId b, int d) const;
   /// Calls f(link) for every link of the deterministic path from a to b:
   /// dimension order (X, Y, Z, minimal direction, + on a tie) or, when
-  /// direction_order, X+ Y+ Z+ X- Y- Z- (section 4.3, 5.3.2).
-  void deterministic_path(NodeId a, NodeId b, bool direction_order, const std::function<void(LinkId)>& f) const;
+  /// direction_order, X+ Y+ Z+ X- Y- Z- (section 4.3, 5.3.2) using only
+  /// directions of index >= min_dir (a tie goes + when d+ >= min_dir, else
+  /// -). Precondition: continues_order(a, b, min_dir).
+  void deterministic_path(NodeId a, NodeId b, bool direction_order, const std::function<void(LinkId)>& f,
+                          int min_dir = 0) const;
+  /// Direction index of the deterministic next hop from a towards b (see
+  /// deterministic_path), or -1 when a == b.
+  int deterministic_direction(NodeId a, NodeId b, bool direction_order, int min_dir = 0) const;
   /// Walks a misrouting prefix from a; calls f(link) per hop. Returns the end
   /// node, or kNone when the walk leaves a mesh.
   NodeId misroute_walk(NodeId a, const Segment& seg, const std::function<void(LinkId)>& f) const;
@@ -133,12 +196,14 @@ class FaultyLinks {
  public:
   FaultyLinks(const CubeGeometry& geo, const std::vector<LinkId>& faults);
   bool faulty(LinkId l) const { return l >= 0 && m_faulty[static_cast<std::size_t>(l)]; }
-  /// No fault on any minimal path from a to b (node a "reaches" b, section 3.1).
-  bool adaptive_clear(NodeId a, NodeId b) const;
-  bool deterministic_clear(NodeId a, NodeId b, bool direction_order) const;
+  /// No fault on any minimal path from a to b (node a "reaches" b, section
+  /// 3.1); with min_dir > 0, on any such path using directions >= min_dir.
+  bool adaptive_clear(NodeId a, NodeId b, int min_dir = 0) const;
+  bool deterministic_clear(NodeId a, NodeId b, bool direction_order, int min_dir = 0) const;
   /// The whole segment from a: prefix walk then the adaptive or deterministic
-  /// rest.
-  bool segment_clear(NodeId a, const Segment& seg, bool direction_order) const;
+  /// rest (false when the rest may not continue the direction order, see
+  /// rest_min_direction).
+  bool segment_clear(NodeId a, const Segment& seg, const Mechanism& mech) const;
   const std::vector<LinkId>& faults() const { return m_faults; }
 
  private:
@@ -174,6 +239,14 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
 /// (section 5.3.2), dimension order otherwise.
 inline bool uses_direction_order(const Mechanism& m) {
   return m.misroute;
+}
+
+/// Smallest direction index the rest of `seg` may use after its prefix: the
+/// prefix's last direction under the paper's rule, 0 without a prefix or
+/// with free continuation.
+inline int rest_min_direction(const Mechanism& m, const Segment& seg) {
+  if (m.free_continuation || seg.misroute_steps == 0) return 0;
+  return seg.misroute[static_cast<std::size_t>(seg.misroute_steps - 1)].direction;
 }
 
 /// Bits of one subheader of the Figure 8 packet header for `mech` on a

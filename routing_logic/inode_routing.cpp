@@ -131,22 +131,11 @@ void InodeRouting::position(const Route& rt, const PacketHeader& h, RouterId r, 
   }
 }
 
-PortId InodeRouting::deterministic_port(RouterId r, NodeId target) const {
+PortId InodeRouting::deterministic_port(RouterId r, NodeId target, int min_dir) const {
+  const int dir = m_geo->deterministic_direction(r, target, inodes::uses_direction_order(m_mech), min_dir);
+  if (dir < 0) return kNone;
   const int n = m_cube->dimensions();
-  if (!inodes::uses_direction_order(m_mech)) {
-    for (int d = 0; d < n; ++d) {
-      const int dir = dor_direction(*m_cube, r, target, d);
-      if (dir != 0) return KAryNCube::port_of(d, dir > 0);
-    }
-    return kNone;
-  }
-  // Direction order X+ Y+ Z+ X- Y- Z-.
-  for (int pass = 0; pass < 2; ++pass)
-    for (int d = 0; d < n; ++d) {
-      const int dir = dor_direction(*m_cube, r, target, d);
-      if ((pass == 0 && dir > 0) || (pass == 1 && dir < 0)) return KAryNCube::port_of(d, dir > 0);
-    }
-  return kNone;
+  return KAryNCube::port_of(dir % n, dir < n);
 }
 
 void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
@@ -183,7 +172,9 @@ void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
     return;
   }
   const NodeId target = s.to;
-  const PortId det = deterministic_port(q.router, target);
+  // After a prefix the rest continues the direction order (paper's rule).
+  const int min_dir = inodes::rest_min_direction(m_mech, s);
+  const PortId det = deterministic_port(q.router, target, min_dir);
   if (s.deterministic) {
     if (!alive(det)) return;
     if (adaptive) out.add(RouteCandidate{det, adaptive, 0, false});
@@ -194,14 +185,15 @@ void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
     for (int d = 0; d < m_cube->dimensions(); ++d) {
       const int dir = dor_direction(*m_cube, q.router, target, d);
       if (dir == 0) continue;
+      if (m_geo->tie(q.router, target, d)) {
+        // Both ways are minimal; d+ only while the order still allows it.
+        const PortId plus = KAryNCube::port_of(d, true), minus = KAryNCube::port_of(d, false);
+        if (d >= min_dir && alive(plus)) out.add(RouteCandidate{plus, adaptive, 0, false});
+        if (alive(minus)) out.add(RouteCandidate{minus, adaptive, 0, false});
+        continue;
+      }
       const PortId p = KAryNCube::port_of(d, dir > 0);
       if (alive(p)) out.add(RouteCandidate{p, adaptive, 0, false});
-      if (m_cube->torus()) {
-        const int k = m_cube->radix_of(d);
-        const int fwd = (m_cube->coord(target, d) - m_cube->coord(q.router, d) + k) % k;
-        const PortId p2 = KAryNCube::port_of(d, false);
-        if (2 * fwd == k && alive(p2)) out.add(RouteCandidate{p2, adaptive, 0, false});
-      }
     }
   }
   if (alive(det)) out.add(RouteCandidate{det, esc, 1, enters_ring(det)});

@@ -14,19 +14,24 @@ namespace ftsim::routing {
 /// most N intermediate nodes, VCs 0..N are the escape VCs (VC i serves
 /// subpath i: DOR, or direction order X+Y+Z+X-Y-Z- when misrouting is on,
 /// with bubble flow control on tori) and VCs N+1..V-1 are adaptive, shared by
-/// all subpaths. At an intermediate node the packet moves to the next escape
-/// network, which counts as entering a ring (two free packet buffers).
+/// all subpaths (section 3: "a separate escape channel for each phase"). At
+/// an intermediate node the packet moves to the next escape network, which
+/// counts as entering a ring (two free packet buffers).
 ///
-/// Misrouting: a prefix followed by a fresh direction-order path is not
-/// direction-ordered as a whole (e.g. a prefix ending in Y- followed by X+),
-/// so prefix and rest cannot share an escape network, and prefix hops on the
-/// adaptive VCs alone have no escape. Both variants deadlocked a 5x5 mesh
-/// within 3,000 cycles in our runs. With M each subpath therefore has two
-/// escape VCs, 2i for its prefix phase and 2i+1 after it: the phases of a
-/// packet only move forward, and inside a phase the escape hops follow
-/// direction order (bubble inside a torus ring), so every escape network is
-/// acyclic. I+M and I+D+M need 5 VCs, D+M and M 3 (the paper's section 5.3
-/// leaves this open).
+/// Misrouting (section 4.3, the paper's rule): the prefix's up to three
+/// directions increase in direction order and the rest of the subpath, on
+/// the adaptive VCs and on the escape VC, uses only directions at or after
+/// the prefix's last one (a k/2 tie of a torus goes the later way when the
+/// earlier one is already passed). Every escape hop of a subpath therefore
+/// follows direction order, so one escape VC per subpath stays acyclic
+/// (bubble inside a torus ring): I+M and I+D+M run with 2 escape VCs, the
+/// paper's four VCs leave two adaptive ones (section 5.3.1).
+///
+/// The non-paper variant "Mfree" lets the rest start afresh in any direction
+/// (ftsim before issue 11). A prefix followed by a fresh path is not
+/// direction-ordered as a whole, so that variant gives each subpath two
+/// escape VCs, 2i for its prefix phase and 2i+1 after it (I+Mfree and
+/// I+D+Mfree need 5 VCs).
 /// A deterministic subpath uses the deterministic next hop on the adaptive
 /// VCs and the subpath's escape VC.
 ///
@@ -63,16 +68,20 @@ class InodeRouting : public RoutingRelation {
   void on_configure() override;
 
  private:
-  /// Escape VCs: one per subpath, two per subpath with misrouting (the
-  /// prefix phase has its own escape network).
-  int escape_vcs() const { return (m_mech.max_intermediates + 1) * (m_mech.misroute ? 2 : 1); }
+  /// Two escape VCs per subpath for Mfree (the prefix phase has its own
+  /// escape network), one otherwise.
+  bool split_escape() const { return m_mech.misroute && m_mech.free_continuation; }
+  /// Escape VCs: one per subpath (two with Mfree).
+  int escape_vcs() const { return (m_mech.max_intermediates + 1) * (split_escape() ? 2 : 1); }
   /// Escape VC of subpath `seg`, in its prefix phase or after it.
-  int escape_vc(int seg, bool prefix) const { return m_mech.misroute ? 2 * seg + (prefix ? 0 : 1) : seg; }
+  int escape_vc(int seg, bool prefix) const { return split_escape() ? 2 * seg + (prefix ? 0 : 1) : seg; }
   std::uint32_t adaptive_vcs() const { return all_vcs() & ~((1U << escape_vcs()) - 1U); }
   /// Subpath index, misroute step and hops after skipping intermediate nodes
   /// already reached at router r.
   void position(const inodes::Route& rt, const PacketHeader& h, RouterId r, int& seg, int& step, int& hops) const;
-  PortId deterministic_port(RouterId r, NodeId target) const;
+  /// Deterministic next hop from r towards target using directions >=
+  /// min_dir (see inodes::CubeGeometry::deterministic_direction).
+  PortId deterministic_port(RouterId r, NodeId target, int min_dir) const;
   static std::uint64_t pair_key(NodeId s, NodeId d) {
     return static_cast<std::uint64_t>(static_cast<std::uint32_t>(s)) << 32 | static_cast<std::uint32_t>(d);
   }

@@ -101,9 +101,11 @@ faults: {{random_links: {}, random_seed: 21}}
 
 INSTANTIATE_TEST_SUITE_P(Mechanisms, InodesNetwork,
                          ::testing::Values(Case{"torus:4x4x4", "I", 3, 10}, Case{"torus:4x4x4", "I+D", 4, 10},
-                                           Case{"torus:4x4x4", "I+D+M", 5, 12}, Case{"torus:4x4x4", "Ix2", 5, 12},
-                                           Case{"torus:4x4x4", "D+M", 3, 8}, Case{"mesh:5x5", "I+M", 5, 6},
-                                           Case{"mesh:5x5", "D", 2, 4}),
+                                           Case{"torus:4x4x4", "I+D+M", 4, 12}, Case{"torus:4x4x4", "Ix2", 5, 12},
+                                           Case{"torus:4x4x4", "D+M", 2, 8}, Case{"mesh:5x5", "I+M", 3, 6},
+                                           Case{"mesh:5x5", "M", 2, 6}, Case{"mesh:5x5", "D", 2, 4},
+                                           Case{"torus:4x4x4", "I+D+Mfree", 5, 12},
+                                           Case{"mesh:5x5", "I+M@fewest-intermediates", 3, 6}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.topology) + "_" + info.param.mechanism;
                            for (char& ch : n)

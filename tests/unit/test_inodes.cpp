@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "routing_logic/cdg.hpp"
 #include "routing_logic/inode_analyzer.hpp"
 #include "routing_logic/inode_routes.hpp"
 #include "routing_logic/inode_routing.hpp"
@@ -30,6 +31,108 @@ TEST(InodeMechanism, ParsesTable1NamesAndRejectsOthers) {
   EXPECT_THROW(parse_mechanism("Ix4"), ConfigError);
   EXPECT_THROW(parse_mechanism("I+I"), ConfigError);
   EXPECT_THROW(parse_mechanism(""), ConfigError);
+  // The non-paper free continuation and the preferences round-trip; the
+  // default preference is not spelled out.
+  EXPECT_EQ(parse_mechanism("I+D+Mfree").name(), "I+D+Mfree");
+  EXPECT_TRUE(parse_mechanism("I+D+Mfree").free_continuation);
+  EXPECT_FALSE(parse_mechanism("I+D+M").free_continuation);
+  EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M");
+  EXPECT_EQ(parse_mechanism("I+M@fewest-intermediates").name(), "I+M@fewest-intermediates");
+  EXPECT_EQ(parse_mechanism("Ix2+D@extensions-when-i-fails").preference, Preference::kExtensionsWhenIFails);
+  EXPECT_THROW(parse_mechanism("I+M@shortest"), ConfigError);
+  EXPECT_THROW(parse_mechanism("M+Mfree"), ConfigError);
+}
+
+TEST(InodeRouteKey, PreferencesOrderTheSameRoutesDifferently) {
+  // A minimal misrouting prefix (length 4, one misrouted subpath) against a
+  // minimal route through one intermediate node (length 4, I = 1).
+  const RouteKey misrouted{4, 0, 0, 1, 1}, via_node{4, 1, 0, 0, 0}, longer_via_node{6, 1, 0, 0, 0};
+  EXPECT_TRUE(key_less(via_node, misrouted, Preference::kExtensionsLast));
+  EXPECT_TRUE(key_less(misrouted, via_node, Preference::kFewestIntermediates));
+  EXPECT_TRUE(key_less(misrouted, longer_via_node, Preference::kExtensionsLast));
+  EXPECT_TRUE(key_less(longer_via_node, misrouted, Preference::kExtensionsWhenIFails));
+  for (Preference p :
+       {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails, Preference::kFewestIntermediates}) {
+    const RouteKey k{7, 2, 1, 1, 2};
+    EXPECT_TRUE(RouteKey::from_ordered(k.ordered(p), p) == k);
+    EXPECT_TRUE(unpack_key(pack_key(k, p), p) == k);
+    // Packing keeps order and addition.
+    EXPECT_EQ(pack_key(k + via_node, p), pack_key(k, p) + pack_key(via_node, p));
+    EXPECT_EQ(key_less(misrouted, via_node, p), pack_key(misrouted, p) < pack_key(via_node, p));
+  }
+}
+
+TEST(InodeGeometry, RestAfterAPrefixContinuesTheDirectionOrderByHand) {
+  // 4x4 torus, directions X+ Y+ X- Y- = 0 1 2 3. From (0,0) to (2,0) the X
+  // offset is a tie (2 = k/2): unrestricted, both half rings are minimal (4
+  // links); after a prefix ending in Y+ (min_dir 1) only X- may be used:
+  // (0,0) -> (3,0) -> (2,0), 2 links, and the deterministic path is the same.
+  const KAryNCube t({4, 4}, true);
+  const CubeGeometry g(t);
+  const NodeId a = t.parse_router("0,0"), b = t.parse_router("2,0");
+  auto count = [&](int lo) {
+    int c = 0;
+    for (LinkId l = 0; l < t.num_links(); ++l) c += g.on_ordered_minimal_path(l, a, b, lo);
+    return c;
+  };
+  EXPECT_EQ(count(0), 4);
+  EXPECT_EQ(count(1), 2);
+  EXPECT_EQ(count(2), 2);
+  std::vector<NodeId> hops;
+  g.deterministic_path(
+      a, b, true, [&](LinkId l) { hops.push_back(t.link(l).a == a || t.link(l).b == a ? 1 : 2); }, 1);
+  EXPECT_EQ(hops.size(), 2U);
+  EXPECT_EQ(g.deterministic_direction(a, b, true, 0), 0);  // X+ on a tie
+  EXPECT_EQ(g.deterministic_direction(a, b, true, 1), 2);  // X- once Y+ is passed
+  EXPECT_TRUE(g.continues_order(a, b, 2));
+  EXPECT_FALSE(g.continues_order(a, b, 3));  // after Y- no X move is left
+  // (0,0) -> (1,1) needs X+ and Y+: fine after X+ (0), not after Y+ (1).
+  const NodeId c = t.parse_router("1,1");
+  EXPECT_TRUE(g.continues_order(a, c, 0));
+  EXPECT_FALSE(g.continues_order(a, c, 1));
+  // A mesh has no ties: the bound only accepts or rejects.
+  const KAryNCube m({3, 3}, false);
+  const CubeGeometry gm(m);
+  EXPECT_FALSE(gm.continues_order(m.parse_router("0,2"), m.parse_router("1,1"), 1));  // X+ after Y+
+  EXPECT_TRUE(gm.continues_order(m.parse_router("0,2"), m.parse_router("0,1"), 1));   // Y- after Y+
+}
+
+TEST(InodeMisrouting, APairOnlyAContinuationAgainstTheOrderCouldRoute) {
+  // Hand example, 3x3 mesh, D+M, the link (0,1)-(1,1) faulty, pair
+  // (0,1) -> (1,1). Every detour goes round through row 0 or row 2: Y+ X+ Y-
+  // or Y- X+ Y+, and in direction order X+ Y+ X- Y- X+ never follows Y+ or
+  // Y-. The paper's rule therefore has no route: prefixes from (0,1) are
+  // X+ (the faulty link), Y+ 1 (rest needs X+ < Y+), Y- 1 (rest needs X+,
+  // Y+ < Y-), and nothing can follow Y+ (X- leaves the mesh, Y- walks back)
+  // or Y-. The free continuation routes it: prefix Y+ 1 to (0,2), then the
+  // deterministic direction-order rest X+ to (1,2), Y- to (1,1): 3 links.
+  const KAryNCube m({3, 3}, false);
+  const CubeGeometry g(m);
+  const NodeId s = m.parse_router("0,1"), d = m.parse_router("1,1");
+  LinkId faulty = kNone;
+  for (PortId p = 1; p < m.radix(s); ++p)
+    if (m.peer(s, p).kind == PortPeer::Kind::kRouter && m.peer(s, p).id == d) faulty = m.peer(s, p).link;
+  ASSERT_NE(faulty, kNone);
+  const FaultyLinks fl(g, {faulty});
+  Route r;
+  EXPECT_FALSE(find_route(g, parse_mechanism("D+M"), fl, s, d, r));
+  ASSERT_TRUE(find_route(g, parse_mechanism("D+Mfree"), fl, s, d, r));
+  EXPECT_EQ(r.key.length, 3);
+  EXPECT_EQ(r.count, 1);
+  EXPECT_TRUE(r.segments[0].deterministic);
+  ASSERT_EQ(r.segments[0].misroute_steps, 1);
+  EXPECT_EQ(r.segments[0].misroute[0].direction, 1);  // Y+
+  EXPECT_EQ(r.segments[0].misroute[0].hops, 1);
+  // The analyser agrees pair by pair.
+  const auto paper = FaultToleranceAnalyzer(m, parse_mechanism("D+M")).evaluate({faulty});
+  const auto free = FaultToleranceAnalyzer(m, parse_mechanism("D+Mfree")).evaluate({faulty});
+  EXPECT_EQ(paper[static_cast<std::size_t>(s * 9 + d)].status, PairOutcome::Status::kUnroutable);
+  EXPECT_EQ(free[static_cast<std::size_t>(s * 9 + d)].status, PairOutcome::Status::kRouted);
+  // With an intermediate node the paper's rule routes it: I+M goes through
+  // (0,2) or (0,0) (two subpaths, each starting a fresh order).
+  ASSERT_TRUE(find_route(g, parse_mechanism("I+M"), fl, s, d, r));
+  EXPECT_EQ(r.key.length, 3);
+  EXPECT_EQ(r.key.intermediates, 1);
 }
 
 TEST(InodeGeometry, MinimalPathLinksAndPrefixCountsByHand) {
@@ -116,7 +219,7 @@ class BruteForce {
 
   /// Best key or nullopt-like (-1 length) when no fault-free route exists.
   RouteKey best(NodeId s, NodeId d, const std::set<LinkId>& f) const {
-    RouteKey best{-1, 0, 0, 0};
+    RouteKey best{-1, 0, 0, 0, 0};
     std::vector<NodeId> chain{s};
     std::function<void()> rec = [&] {
       const int inter = static_cast<int>(chain.size()) - 1;
@@ -147,7 +250,7 @@ class BruteForce {
     std::function<void(std::size_t, RouteKey)> rec = [&](std::size_t i, RouteKey acc) {
       if (i + 1 == nodes.size()) {
         acc.intermediates = static_cast<int>(nodes.size()) - 2;
-        if (best.length < 0 || acc < best) best = acc;
+        if (best.length < 0 || key_less(acc, best, m_m.preference)) best = acc;
         return;
       }
       for (const Opt& o : m_seg[nodes[i] * m_n + nodes[i + 1]]) {
@@ -165,24 +268,57 @@ class BruteForce {
     return kNone;
   }
 
-  std::vector<LinkId> all_minimal_links(NodeId a, NodeId b) const {
+  /// Direction index of leaving through port p: X+ Y+ Z+ X- Y- Z- = 0..2n-1.
+  int direction_of(PortId p) const {
+    const int n = m_c.dimensions();
+    return KAryNCube::is_plus(p) ? KAryNCube::dim_of(p) : n + KAryNCube::dim_of(p);
+  }
+
+  /// Links of every shortest path from a to b whose every hop has direction
+  /// index >= min_dir; `exists` tells whether there is such a path at all.
+  std::vector<LinkId> all_minimal_links(NodeId a, NodeId b, int min_dir = 0, bool* exists = nullptr) const {
     std::set<LinkId> s;
     std::vector<LinkId> path;
+    bool any = false;
     std::function<void(NodeId)> walk = [&](NodeId u) {
       if (u == b) {
+        any = true;
         s.insert(path.begin(), path.end());
         return;
       }
       for (PortId p = 1; p < m_c.radix(u); ++p) {
         const PortPeer& pp = m_c.peer(u, p);
         if (pp.kind != PortPeer::Kind::kRouter || m_dist[pp.id][b] != m_dist[u][b] - 1) continue;
+        if (direction_of(p) < min_dir) continue;
         path.push_back(pp.link);
         walk(pp.id);
         path.pop_back();
       }
     };
     walk(a);
+    if (exists != nullptr) *exists = any;
     return {s.begin(), s.end()};
+  }
+
+  /// Direction-order path from a to b over directions >= min_dir, built
+  /// greedily: every hop takes the lowest-index direction >= min_dir that
+  /// brings the packet one hop closer (X+ Y+ Z+ X- Y- Z-; on a k/2 tie X+
+  /// comes before X-).
+  std::vector<LinkId> greedy_direction_order(NodeId a, NodeId b, int min_dir) const {
+    std::vector<LinkId> out;
+    NodeId u = a;
+    while (u != b) {
+      PortId best = kNone;
+      for (PortId p = 1; p < m_c.radix(u); ++p) {
+        const PortPeer& pp = m_c.peer(u, p);
+        if (pp.kind != PortPeer::Kind::kRouter || m_dist[pp.id][b] != m_dist[u][b] - 1) continue;
+        if (direction_of(p) < min_dir) continue;
+        if (best == kNone || direction_of(p) < direction_of(best)) best = p;
+      }
+      out.push_back(m_c.peer(u, best).link);
+      u = m_c.peer(u, best).id;
+    }
+    return out;
   }
 
   /// One hop from u along dimension dim, + or -.
@@ -228,12 +364,15 @@ class BruteForce {
     std::vector<Opt> out;
     const bool dir_order = m_m.misroute;
     const int l = m_dist[a][b];
-    out.push_back({all_minimal_links(a, b), {l, 0, 0, 0}});
-    if (m_m.deterministic) out.push_back({deterministic(a, b, dir_order), {l, 0, 1, 0}});
+    out.push_back({all_minimal_links(a, b), {l, 0, 0, 0, 0}});
+    if (m_m.deterministic) out.push_back({deterministic(a, b, dir_order), {l, 0, 1, 0, 1}});
     if (!m_m.misroute) return out;
     // Prefixes: up to three directions in X+Y+Z+X-Y-Z- order, 1..min(8,k-1)
     // hops. Unlike the code under test this keeps d- after d+ (a walk back),
     // which checks that dropping those prefixes never changes the best route.
+    // The rest after a prefix ending in direction L (paper's rule, section
+    // 4.3): only shortest paths whose every hop has direction index >= L, and
+    // none at all when no such path exists; with Mfree any shortest path.
     const int n = m_c.dimensions();
     std::vector<LinkId> pre;
     std::function<void(NodeId, int, int, std::vector<int>&)> rec = [&](NodeId u, int first, int steps,
@@ -249,15 +388,20 @@ class BruteForce {
           pre.push_back(link_between(v, w));
           v = w;
           const int plen = static_cast<int>(pre.size());
-          std::vector<LinkId> a1 = pre;
-          const auto rest = all_minimal_links(v, b);
-          a1.insert(a1.end(), rest.begin(), rest.end());
-          out.push_back({a1, {plen + m_dist[v][b], 0, 0, 1}});
-          if (m_m.deterministic) {
-            std::vector<LinkId> a2 = pre;
-            const auto drest = deterministic(v, b, dir_order);
-            a2.insert(a2.end(), drest.begin(), drest.end());
-            out.push_back({a2, {plen + m_dist[v][b], 0, 1, 1}});
+          const int lo = m_m.free_continuation ? 0 : dir;
+          bool exists = true;
+          const auto rest = all_minimal_links(v, b, lo, &exists);
+          if (exists || v == b) {
+            std::vector<LinkId> a1 = pre;
+            a1.insert(a1.end(), rest.begin(), rest.end());
+            out.push_back({a1, {plen + m_dist[v][b], 0, 0, 1, 1}});
+            if (m_m.deterministic) {
+              std::vector<LinkId> a2 = pre;
+              const auto drest =
+                  m_m.free_continuation ? deterministic(v, b, dir_order) : greedy_direction_order(v, b, lo);
+              a2.insert(a2.end(), drest.begin(), drest.end());
+              out.push_back({a2, {plen + m_dist[v][b], 0, 1, 1, 1}});
+            }
           }
           if (steps + 1 < 3) {
             rec(v, dir + 1, steps + 1, used);
@@ -387,11 +531,22 @@ TEST(InodeBruteForce, MeshesAllTwoFaultSetsAndRandomFourFaultSets) {
 }
 
 TEST(InodeBruteForce, MisroutingMechanismsOnRandomFaultSets) {
-  const KAryNCube t({3, 3}, true), m({3, 4}, false);
-  for (const char* mech : {"M", "D+M", "I+M", "I+D+M"}) {
+  const KAryNCube t({3, 3}, true), t4({4, 3}, true), m({3, 4}, false);
+  for (const char* mech : {"M", "D+M", "I+M", "I+D+M", "I+D+Mfree", "D+Mfree"}) {
     compare_all(t, mech, random_combos(t.num_links(), 3, 6, 3), true);
+    compare_all(t4, mech, random_combos(t4.num_links(), 4, 4, 11), true);  // k/2 ties in X
     compare_all(m, mech, random_combos(m.num_links(), 3, 6, 5), true);
   }
+}
+
+TEST(InodeBruteForce, EveryPreferenceMatchesTheReference) {
+  const KAryNCube t({3, 3}, true), m({4, 3}, false);
+  for (const char* pref : {"@extensions-when-i-fails", "@fewest-intermediates", "@extensions-last"})
+    for (const char* mech : {"I+D", "I+D+M", "Ix2+D", "D+M"}) {
+      const std::string name = std::string(mech) + pref;
+      compare_all(t, name, random_combos(t.num_links(), 3, 4, 17), true);
+      compare_all(m, name, random_combos(m.num_links(), 4, 4, 19), true);
+    }
 }
 
 TEST(InodeBruteForce, ExhaustiveTotalsMatchTheReference) {
@@ -479,5 +634,62 @@ TEST(InodeRouting, NodeFaultRoutesEqualThoseOfItsLinksAndSkipTheDeadNode) {
     for (const auto& [k, v] : b.report())
       if (k == "affected_pairs") affected_links = static_cast<std::size_t>(v);
     EXPECT_EQ(affected_links - affected_node, 2U * 63U) << m;
+  }
+}
+
+TEST(InodeRouting, PaperMisroutingHasAnAcyclicEscapeCdgWithOneEscapeVcPerSubpath) {
+  // Duato's condition for VCT: the escape sub-relation's direct dependencies
+  // are acyclic (on a torus apart from the edges inside one ring, which
+  // bubble flow control covers). The paper's rule gives every subpath one
+  // escape VC: M and D+M run with 2 VCs, I+M and I+D+M with 3 (the paper's
+  // four leave two adaptive VCs). Fault sets are drawn until some pairs are
+  // misrouted, so the prefixes and their continuations are in the graph.
+  struct Case {
+    const char* topology;
+    const char* mechanism;
+    int vcs;
+  };
+  for (const Case& c :
+       {Case{"mesh:4x4", "M", 2}, Case{"mesh:4x4", "D+M", 2}, Case{"torus:4x4", "D+M", 2},
+        Case{"torus:4x4", "I+D+M@fewest-intermediates", 3}, Case{"mesh:5x5", "I+M@fewest-intermediates", 3},
+        Case{"torus:4x4", "I+D+M", 4}, Case{"mesh:4x4", "D+Mfree", 3}}) {
+    const auto topo = make_topology(c.topology);
+    const auto& cube = dynamic_cast<const KAryNCube&>(*topo);
+    auto rel = make_routing(std::string("inodes:") + c.mechanism);
+    rel->configure(*topo, c.vcs);
+    EXPECT_EQ(rel->min_vcs(), std::string(c.mechanism) == "I+D+M" ? 3 : c.vcs) << c.mechanism;
+    std::mt19937 rng(7);
+    double misrouted_pairs = 0;
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<LinkId> all(static_cast<std::size_t>(topo->num_links()));
+      for (LinkId l = 0; l < topo->num_links(); ++l) all[static_cast<std::size_t>(l)] = l;
+      std::shuffle(all.begin(), all.end(), rng);
+      FaultSet f;
+      f.links.assign(all.begin(), all.begin() + 3);
+      rel->set_static_faults(f);
+      double unroutable = 0;
+      for (const auto& [k, v] : rel->report()) {
+        if (k == "unroutable_pairs") unroutable = v;
+        if (k.find("pairs_using_") == 0 && k.back() == 'M') misrouted_pairs += v;
+      }
+      CdgOptions opt;
+      opt.escape_extended = true;
+      opt.vct = true;
+      if (cube.torus())
+        opt.keep_edge = [&](const ChannelRef& a, const ChannelRef& b) {
+          return !(a.port == b.port &&
+                   cube.neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
+        };
+      const auto g = build_cdg(*rel, f, opt);
+      const auto cycle = g.find_cycle();
+      EXPECT_TRUE(cycle.empty()) << c.topology << " " << c.mechanism << " trial " << trial << ": cycle through "
+                                 << (cycle.empty() ? std::string() : describe_channel(*topo, g.channel(cycle[0])));
+      // Only the pairs without a fault-free route stay undelivered or meet
+      // a dead end (they get no candidate at all and are dropped at the
+      // source); every routed pair is delivered on every path.
+      EXPECT_LE(g.undelivered_pairs, static_cast<long>(unroutable)) << c.topology << " " << c.mechanism;
+      EXPECT_EQ(g.dead_end_pairs, g.undelivered_pairs) << c.topology << " " << c.mechanism;
+    }
+    EXPECT_GT(misrouted_pairs, 0) << c.topology << " " << c.mechanism << ": no pair used misrouting";
   }
 }
