@@ -62,7 +62,8 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
 /// Evaluation model. Per ordered pair (a, b), the subpath options of the
 /// mechanism (adaptive, deterministic, with a misrouting prefix) as link
-/// masks sorted by RouteKey; an option whose mask contains that of a
+/// masks sorted by RouteKey under the mechanism's preference; an option
+/// whose mask contains that of a
 /// preferred option is dropped (it can never be the first fault-free one).
 /// Under a fault set a subpath's choice is its first option that misses every
 /// fault. Because RouteKey order is lexicographic and additive and the two
@@ -74,7 +75,11 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 /// fault"), Theorem 2 and its T_Dz^k sets for IxN (best_{k-1}(b, d) is b's
 /// membership in T_D(k-1) with the smallest extra length), and Corollary 1 when
 /// the subpath options include the deterministic path (D, on either or both
-/// subpaths); misrouting adds the prefixed options (section 4.3).
+/// subpaths); misrouting adds the prefixed options (section 4.3) whose rest
+/// continues the direction order (CubeGeometry::continues_order; any rest
+/// with Mfree). Keys are packed in the order of the mechanism's Preference,
+/// which keeps the recursion exact for every preference (lexicographic and
+/// additive).
 /// Faults are added one at a time along a depth-first enumeration of the
 /// combinations; a pair is recomputed only when the new fault lies on its
 /// current choice (otherwise that choice stays optimal), and every change is

@@ -417,22 +417,41 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
         if (r.key.length != length || (extended >= 0 && r.key.extended != extended)) return;
         consider(r);
       });
-      // Fewest intermediate nodes first: the first k with a route holds the
-      // best one of this length.
+      // Fewest intermediate nodes right after the length: the first k with
+      // a route holds the best one of this length.
       if (found && pref == Preference::kFewestIntermediates) return;
     }
   };
-  if (pref != Preference::kExtensionsWhenIFails) {
-    // Length is the most significant field: the first length with a
-    // fault-free route holds the best one.
+  Mechanism plain = mech;
+  plain.deterministic = plain.misroute = false;
+  if (pref == Preference::kFewestIntermediates) {
+    // Length first: the first length with a fault-free route holds the best.
     for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(mech, l0 + extra, -1);
     return found;
+  }
+  if (pref == Preference::kExtensionsLast) {
+    // Length, then misrouted, deterministic subpaths, intermediate nodes: at
+    // each length intermediate nodes alone first (fewest first), then with D
+    // (no M), then with M. Each step only runs when the cheaper ones found
+    // nothing of this length, so the common case (section 5.2: most affected
+    // paths only need an intermediate node) never enumerates a prefix.
+    Mechanism with_d = plain;
+    with_d.deterministic = mech.deterministic;
+    for (int extra = 0; extra <= max_extra; ++extra) {
+      const int length = l0 + extra;
+      for (int k = 0; k <= plain.max_intermediates && !found; ++k)
+        enumerate_routes(geo, plain, s, d, length, k, clear, [&](const Route& r) {
+          if (r.key.length == length) consider(r);
+        });
+      if (!found && mech.deterministic) search_length(with_d, length, -1);
+      if (!found && mech.misroute) search_length(mech, length, -1);
+      if (found) return true;
+    }
+    return false;
   }
   // Fewest extended subpaths first, at any length: intermediate nodes alone
   // (the mechanism without D and M), then routes with 1, 2, ... extended
   // subpaths.
-  Mechanism plain = mech;
-  plain.deterministic = plain.misroute = false;
   for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(plain, l0 + extra, 0);
   if (found || (!mech.deterministic && !mech.misroute)) return found;
   for (int e = 1; e <= mech.max_intermediates + 1 && !found; ++e)

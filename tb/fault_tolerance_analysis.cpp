@@ -111,6 +111,12 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
                    {"pairs", r.pairs},
                    {"affected_paths", r.affected},
                    {"affected_paths_percent", r.affected_percent()},
+                   // The paper's denominator (Table 3): every ordered pair of
+                   // nodes, self pairs and disconnected pairs included.
+                   {"affected_paths_percent_all_pairs",
+                    r.combinations ? 100.0 * static_cast<double>(r.affected) /
+                                         (static_cast<double>(r.combinations) * cube->num_nodes() * cube->num_nodes())
+                                   : 0.0},
                    {"mechanism_share", share}});
     if (still && r.not_tolerated == 0)
       tolerant_up_to = r.faults;
