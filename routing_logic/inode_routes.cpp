@@ -143,6 +143,13 @@ NodeId CubeGeometry::step(NodeId r, int dir) const {
   return m_cube.neighbour(r, dir % n, dir < n);
 }
 
+bool CubeGeometry::bipartite() const {
+  if (!m_cube.torus()) return true;
+  for (int d = 0; d < dims(); ++d)
+    if (m_cube.radix_of(d) % 2 != 0) return false;
+  return true;
+}
+
 int CubeGeometry::max_misroute_hops(int dir) const {
   return std::min(8, m_cube.radix_of(dir % dims()) - 1);
 }
@@ -273,17 +280,36 @@ void CubeGeometry::for_each_prefix(NodeId a, int max_length, const std::function
 
 FaultyLinks::FaultyLinks(const CubeGeometry& geo, const std::vector<LinkId>& faults)
     : m_geo(geo), m_faults(faults), m_faulty(static_cast<std::size_t>(geo.cube().num_links()), false) {
+  const int n = geo.cube().num_nodes();
   for (LinkId l : faults) {
     if (l < 0 || l >= geo.cube().num_links())
       throw ConfigError(fmt::format("faulty link {} does not exist in {} (links 0..{})", l, geo.cube().spec(),
                                     geo.cube().num_links() - 1));
     m_faulty[static_cast<std::size_t>(l)] = true;
+    // Distances from both ends of the fault to every node: the minimal-path
+    // test below becomes two lookups per fault.
+    const Link& lk = geo.cube().link(l);
+    for (NodeId end : {lk.a, static_cast<NodeId>(lk.b)})
+      for (NodeId x = 0; x < n; ++x) m_end_distance.push_back(geo.distance(end, x));
   }
 }
 
 bool FaultyLinks::adaptive_clear(NodeId a, NodeId b, int min_dir) const {
-  for (LinkId l : m_faults)
-    if (m_geo.on_ordered_minimal_path(l, a, b, min_dir)) return false;
+  if (min_dir > 0) {
+    for (LinkId l : m_faults)
+      if (m_geo.on_ordered_minimal_path(l, a, b, min_dir)) return false;
+    return true;
+  }
+  // Link x-y lies on a minimal path from a to b iff l(a,x) + 1 + l(y,b) or
+  // l(a,y) + 1 + l(x,b) equals l(a,b) (CubeGeometry::on_minimal_path).
+  const int total = m_geo.distance(a, b);
+  const std::size_t n = static_cast<std::size_t>(m_geo.cube().num_nodes());
+  const auto sa = static_cast<std::size_t>(a), sb = static_cast<std::size_t>(b);
+  for (std::size_t i = 0; i < m_faults.size(); ++i) {
+    const int* x = &m_end_distance[2 * i * n];
+    const int* y = x + n;
+    if (x[sa] + 1 + y[sb] == total || y[sa] + 1 + x[sb] == total) return false;
+  }
   return true;
 }
 
@@ -422,11 +448,16 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
       if (found && pref == Preference::kFewestIntermediates) return;
     }
   };
+  // In a bipartite network (a mesh, or a torus whose radices are all even)
+  // every walk from s to d has the parity of l(s, d): the other lengths hold
+  // no route and are skipped.
+  const int stride = geo.bipartite() ? 2 : 1;
+  max_extra -= max_extra % stride;
   Mechanism plain = mech;
   plain.deterministic = plain.misroute = false;
   if (pref == Preference::kFewestIntermediates) {
     // Length first: the first length with a fault-free route holds the best.
-    for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(mech, l0 + extra, -1);
+    for (int extra = 0; extra <= max_extra && !found; extra += stride) search_length(mech, l0 + extra, -1);
     return found;
   }
   if (pref == Preference::kExtensionsLast) {
@@ -437,7 +468,7 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
     // paths only need an intermediate node) never enumerates a prefix.
     Mechanism with_d = plain;
     with_d.deterministic = mech.deterministic;
-    for (int extra = 0; extra <= max_extra; ++extra) {
+    for (int extra = 0; extra <= max_extra; extra += stride) {
       const int length = l0 + extra;
       for (int k = 0; k <= plain.max_intermediates && !found; ++k)
         enumerate_routes(geo, plain, s, d, length, k, clear, [&](const Route& r) {
@@ -452,10 +483,10 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
   // Fewest extended subpaths first, at any length: intermediate nodes alone
   // (the mechanism without D and M), then routes with 1, 2, ... extended
   // subpaths.
-  for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(plain, l0 + extra, 0);
+  for (int extra = 0; extra <= max_extra && !found; extra += stride) search_length(plain, l0 + extra, 0);
   if (found || (!mech.deterministic && !mech.misroute)) return found;
   for (int e = 1; e <= mech.max_intermediates + 1 && !found; ++e)
-    for (int extra = 0; extra <= max_extra && !found; ++extra) search_length(mech, l0 + extra, e);
+    for (int extra = 0; extra <= max_extra && !found; extra += stride) search_length(mech, l0 + extra, e);
   return found;
 }
 

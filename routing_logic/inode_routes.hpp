@@ -142,6 +142,9 @@ class CubeGeometry {
   int directions() const { return 2 * dims(); }
   /// Minimal hop count from a to b.
   int distance(NodeId a, NodeId b) const;
+  /// True for a mesh and for a torus whose radices are all even: every walk
+  /// from a to b then has the parity of distance(a, b).
+  bool bipartite() const;
   /// Link leaving router r in direction index dir, or kNone at a mesh edge.
   LinkId link(NodeId r, int dir) const;
   NodeId step(NodeId r, int dir) const;
@@ -210,6 +213,9 @@ class FaultyLinks {
   const CubeGeometry& m_geo;
   std::vector<LinkId> m_faults;
   std::vector<bool> m_faulty;
+  /// Per fault i: distances from its end a to every node (2i * nodes ..)
+  /// and from its end b (2i + 1).
+  std::vector<int> m_end_distance;
 };
 
 /// Enumerates every route from s to d allowed by `mech` with length <=

@@ -90,6 +90,12 @@ TEST(InodeGeometry, RestAfterAPrefixContinuesTheDirectionOrderByHand) {
   const NodeId c = t.parse_router("1,1");
   EXPECT_TRUE(g.continues_order(a, c, 0));
   EXPECT_FALSE(g.continues_order(a, c, 1));
+  // Bipartite (every walk keeps the parity of the distance, so the route
+  // search skips the other lengths): meshes and even-radix tori only.
+  EXPECT_TRUE(g.bipartite());
+  EXPECT_TRUE(CubeGeometry(KAryNCube({3, 5}, false)).bipartite());
+  EXPECT_FALSE(CubeGeometry(KAryNCube({4, 3}, true)).bipartite());
+  EXPECT_FALSE(CubeGeometry(KAryNCube({3, 3, 3}, true)).bipartite());
   // A mesh has no ties: the bound only accepts or rejects.
   const KAryNCube m({3, 3}, false);
   const CubeGeometry gm(m);
