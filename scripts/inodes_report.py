@@ -16,38 +16,68 @@ from collections import defaultdict
 MECHS = ['I', 'D', 'M', 'I+D', 'I+M', 'D+M', 'I+D+M', 'Ix2', 'Ix3', 'Ix2+D']
 
 
+def load(kind, d):
+    return [json.load(open(f'{d}/ft-{kind}-{m}.json')) for m in MECHS if os.path.exists(f'{d}/ft-{kind}-{m}.json')]
+
+
 def table(kind, d):
-    docs = [json.load(open(f'{d}/ft-{kind}-{m}.json')) for m in MECHS if os.path.exists(f'{d}/ft-{kind}-{m}.json')]
+    docs = load(kind, d)
     faults = sorted({r['faults'] for x in docs for r in x['results']})
     print('| mechanism | ' + ' | '.join(str(f) for f in faults) + ' |')
     print('|---|' + '---|' * len(faults))
     for x in docs:
         by = {r['faults']: r for r in x['results']}
-        print(f"| {x['mechanism']} | " + ' | '.join(f"{by[f]['not_tolerated_percent']:.3g}" for f in faults) + ' |')
+        print(f"| {x['mechanism']} | " + ' | '.join(f"{by[f]['not_tolerated_percent']:.3g}" if f in by else ''
+                                                   for f in faults) + ' |')
     return docs
+
+
+def first_failure(docs, mech):
+    """Smallest fault count with a not-tolerated combination in these runs
+    ('<= N' when the smallest count analysed already fails), or None."""
+    rows = [r for x in docs if x['mechanism'] == mech for r in x['results']]
+    bad = [r['faults'] for r in rows if r['not_tolerated'] > 0]
+    if not bad:
+        return None
+    return f'<= {min(bad)}' if min(bad) == min(r['faults'] for r in rows) else str(min(bad))
 
 
 def main():
     d = sys.argv[1]
     print('### Exhaustive (every combination of the 81 links)\n')
     docs = table('exh', d)
-    print('\n| mechanism | n-fault-tolerant | combinations/s | wall s |')
-    print('|---|---|---|---|')
-    for x in docs:
-        print(f"| {x['mechanism']} | {x['fault_tolerant_up_to']} | {x['combinations_per_second']:.0f} | {x['wall_seconds']:.0f} |")
     print('\n### Distance-1 region (33 links around node 0)\n')
-    table('reg', d)
+    reg = table('reg', d)
+    reg910 = load('reg910', d)
+    if reg910:
+        print('\nRegion, 9 and 10 faults:\n')
+        table('reg910', d)
     print('\n### Random sampling (20,000 combinations per count)\n')
-    table('smp', d)
-    print('\n### Affected paths and mechanism share, exhaustive, 5 faults\n')
-    cats = ['M', 'I', 'I+M', 'D', 'I+D', 'D+M', 'I+D+M', 'Ix2', 'Ix2+D', 'Ix3', 'unroutable']
-    print('| mechanism | affected paths % | ' + ' | '.join(cats) + ' |')
-    print('|---|---|' + '---|' * len(cats))
+    smp = table('smp', d)
+    print('\n### Fault-tolerance degree\n')
+    print('| mechanism | n-fault-tolerant (exhaustive) | first failure, region | first failure, samples | '
+          'combinations/s | wall s (1..5) |')
+    print('|---|---|---|---|---|---|')
     for x in docs:
-        r = [r for r in x['results'] if r['faults'] == 5][0]
-        s = r['mechanism_share']
-        print(f"| {x['mechanism']} | {r['affected_paths_percent']:.2f} | " +
-              ' | '.join(f'{s[c]:.2f}' if c in s else '' for c in cats) + ' |')
+        m = x['mechanism']
+        fr = first_failure(reg + reg910, m)
+        fs = first_failure(smp, m)
+        print(f"| {m} | {x['fault_tolerant_up_to']} | {fr if fr is not None else 'none seen'} | "
+              f"{fs if fs is not None else 'none seen up to 14'} | {x['combinations_per_second']:.0f} | "
+              f"{x['wall_seconds']:.0f} |")
+    cats = ['M', 'I', 'I+M', 'D', 'I+D', 'D+M', 'I+D+M', 'Ix2', 'Ix2+D', 'Ix3', 'unroutable']
+    for faults in (1, 3, 5):
+        print(f'\n### Affected paths and mechanism share, exhaustive, {faults} faults\n')
+        print('affected %: of the connected ordered pairs (s != d); all pairs %: of every ordered pair, self pairs '
+              'included (the paper\'s Table 3 denominator). Shares: % of the affected paths.\n')
+        print('| mechanism | affected % | all pairs % | ' + ' | '.join(cats) + ' |')
+        print('|---|---|---|' + '---|' * len(cats))
+        for x in docs:
+            r = [r for r in x['results'] if r['faults'] == faults][0]
+            s = r['mechanism_share']
+            allp = 100.0 * r['affected_paths'] / (r['combinations'] * x['nodes'] ** 2)
+            print(f"| {x['mechanism']} | {r['affected_paths_percent']:.2f} | {allp:.2f} | " +
+                  ' | '.join(f'{s[c]:.2f}' if c in s else '' for c in cats) + ' |')
     for sw in ['5vc', '4vc', 'bgl']:
         path = f"{d}/inodes4-{sw}/results.csv"
         if not os.path.exists(path):
