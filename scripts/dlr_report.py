@@ -3,24 +3,38 @@
 dlr-{ddlr,adlr,ddrc}-throughput sweeps, and their plots.
 
 usage: scripts/dlr_report.py PREFIX [IMG_DIR]
-reads PREFIX-ddlr-throughput/results.csv etc.; with IMG_DIR writes
-IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
+reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
+(the folders of `ftsim sweep experiments/dlr-$m-throughput-sweep.yaml --out
+PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
+accepted too); with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
+through scripts/plot_sweep.py (temporary files in a private directory).
 """
 import csv
 import os
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 MECHS = ['ddlr', 'adlr', 'ddrc']
 
 
+def results_csv(prefix, m):
+    for path in (f'{prefix}-{m}/results.csv', f'{prefix}-{m}-throughput/results.csv'):
+        if os.path.exists(path):
+            return path
+    sys.exit(f'dlr_report: no {prefix}-{m}/results.csv (run the sweep with --out {prefix}-{m})')
+
+
 def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
     prefix = sys.argv[1]
     img = sys.argv[2] if len(sys.argv) > 2 else None
+    tmp = tempfile.TemporaryDirectory(prefix='dlr-report-')
     data = defaultdict(list)
     for m in MECHS:
-        for r in csv.DictReader(open(f'{prefix}-{m}-throughput/results.csv')):
+        for r in csv.DictReader(open(results_csv(prefix, m))):
             if r['exit_code'] != '0':
                 continue
             data[(r['topology'], r['traffic.load'], m, int(r['faults.random_links']))].append(
@@ -41,8 +55,8 @@ def main():
                 tag = topo.replace('kary-ntree:', '').replace(',', '-ary-') + f'-{load}'
                 sel = []
                 for m in MECHS:
-                    path = f'/tmp/dlr-report-{m}.csv'
-                    rows = [r for r in csv.DictReader(open(f'{prefix}-{m}-throughput/results.csv'))
+                    path = os.path.join(tmp.name, f'{m}.csv')
+                    rows = [r for r in csv.DictReader(open(results_csv(prefix, m)))
                             if r['topology'] == topo and r['traffic.load'] == load]
                     with open(path, 'w') as f:
                         w = csv.DictWriter(f, fieldnames=rows[0].keys())
