@@ -438,21 +438,22 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
   // intermediate nodes, filtered by the number of extended subpaths when
   // `extended` >= 0.
   auto search_length = [&](const Mechanism& m, int length, int extended) {
+    // The first k with a route holds the best one of this length when the
+    // number of intermediate nodes is the first field compared after the
+    // length, or the only one left (intermediate nodes alone: no D, no M).
+    const bool first_k_wins = pref == Preference::kFewestIntermediates || (!m.deterministic && !m.misroute);
     for (int k = 0; k <= m.max_intermediates; ++k) {
       enumerate_routes(geo, m, s, d, length, k, clear, [&](const Route& r) {
         if (r.key.length != length || (extended >= 0 && r.key.extended != extended)) return;
         consider(r);
       });
-      // Fewest intermediate nodes right after the length: the first k with
-      // a route holds the best one of this length.
-      if (found && pref == Preference::kFewestIntermediates) return;
+      if (found && first_k_wins) return;
     }
   };
   // In a bipartite network (a mesh, or a torus whose radices are all even)
   // every walk from s to d has the parity of l(s, d): the other lengths hold
   // no route and are skipped.
   const int stride = geo.bipartite() ? 2 : 1;
-  max_extra -= max_extra % stride;
   Mechanism plain = mech;
   plain.deterministic = plain.misroute = false;
   if (pref == Preference::kFewestIntermediates) {
@@ -470,10 +471,7 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
     with_d.deterministic = mech.deterministic;
     for (int extra = 0; extra <= max_extra; extra += stride) {
       const int length = l0 + extra;
-      for (int k = 0; k <= plain.max_intermediates && !found; ++k)
-        enumerate_routes(geo, plain, s, d, length, k, clear, [&](const Route& r) {
-          if (r.key.length == length) consider(r);
-        });
+      search_length(plain, length, -1);
       if (!found && mech.deterministic) search_length(with_d, length, -1);
       if (!found && mech.misroute) search_length(mech, length, -1);
       if (found) return true;
