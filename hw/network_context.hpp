@@ -34,6 +34,42 @@ inline bool adaptive_bubble(InjectionPolicy p) {
   return p == InjectionPolicy::kAdaptiveBubble || p == InjectionPolicy::kTransitPriorityAdaptiveBubble;
 }
 
+/// How each input VC's buffer is organised (config key `router.queues`).
+enum class QueueOrganisation : std::uint8_t {
+  /// One FIFO per input VC: the packet at its head blocks every packet behind
+  /// it (head-of-line blocking).
+  kInput,
+  /// Virtual output queues per input VC: the VC's B flits are one shared
+  /// pool in which each resident packet is its own queue entry with its own
+  /// route, VC and switch state. A packet may leave before older packets of
+  /// the same input VC unless an older packet still waiting for VC allocation
+  /// asks for the same output port (packets to one output keep their order).
+  /// Fat-tree DLR section IX: "a virtual output queue for a VC".
+  kVoq,
+};
+
+/// Crossbar inputs (config key `router.crossbar`).
+enum class CrossbarKind : std::uint8_t {
+  /// One crossbar input per input port: at most one flit leaves an input
+  /// port per cycle (the node's port: `injection_ports`).
+  kMultiplexed,
+  /// One crossbar input per input VC (intermediate nodes section 5.3.1:
+  /// "non-multiplexed crossbar"): VCs of one port may leave in the same cycle
+  /// towards different outputs.
+  kPerVc,
+};
+
+/// When an output VC may be given to the next packet under wormhole flow
+/// control (config key `router.vc_realloc`). VCT always needs room for the
+/// whole packet and is not affected.
+enum class VcRealloc : std::uint8_t {
+  /// Only when the downstream VC is empty (all its credits back).
+  kAtomic,
+  /// As soon as the previous packet's tail has left this router; the next
+  /// packet queues behind it downstream (BookSim2's default).
+  kNonAtomic,
+};
+
 /// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
 struct RouterParams {
   int vcs = 2;           ///< VCs per input port, 1..16
@@ -46,6 +82,16 @@ struct RouterParams {
   int lat_link = 1;      ///< link traversal
   int lat_credit = 1;    ///< credit return
   InjectionPolicy injection = InjectionPolicy::kFair;
+  QueueOrganisation queues = QueueOrganisation::kInput;
+  CrossbarKind crossbar = CrossbarKind::kMultiplexed;
+  VcRealloc vc_realloc = VcRealloc::kAtomic;
+  /// Flits per cycle the node can inject (packets in progress at once, each
+  /// on its own VC) and crossbar inputs of the node's port; 1..16.
+  int injection_ports = 1;
+  /// Flits per cycle the router can eject to its node (crossbar outputs of
+  /// the node's port); 1..16. Packets ejecting at once are also bounded by
+  /// the VCs, one packet per VC.
+  int ejection_ports = 1;
   /// Cycles per hop at zero load: RC + VA + SA + ST + LT.
   int hop_latency() const { return lat_rc + lat_va + lat_sa + lat_st + lat_link; }
 };

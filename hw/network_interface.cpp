@@ -2,6 +2,8 @@
 
 #include "hw/router.hpp"
 
+#include <algorithm>
+
 namespace ftsim::hw {
 
 NetworkInterface::NetworkInterface(sc_core::sc_module_name name, routing::NodeId node, NetworkContext& ctx,
@@ -19,15 +21,15 @@ void NetworkInterface::bind(LinkDirection* to_router, LinkDirection* from_router
 }
 
 bool NetworkInterface::busy() const {
-  return !m_queue.empty() || m_cur_vc >= 0 || !m_to_router->credits.empty();
+  return !m_queue.empty() || !m_injecting.empty() || !m_to_router->credits.empty();
 }
 
 void NetworkInterface::fail() {
   m_failed = true;
   for (std::uint32_t id : m_queue) m_ctx.drop(id, DropReason::kSwitchFailure);
   m_queue.clear();
-  if (m_cur_vc >= 0) m_ctx.drop(m_cur_packet, DropReason::kSwitchFailure);
-  m_cur_vc = -1;
+  for (const Injection& in : m_injecting) m_ctx.drop(in.packet, DropReason::kSwitchFailure);
+  m_injecting.clear();
 }
 
 bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now) {
@@ -127,54 +129,70 @@ void NetworkInterface::tick(std::uint64_t now) {
   // Source queue integral.
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
   m_last_integrated = now;
-  // Injection: one flit per cycle.
+  // Injection: start packets while a port and a free VC are available, then
+  // one flit per packet in progress.
   if (m_injection_stopped) return;
-  if (m_cur_vc >= 0 && m_ctx.packets[m_cur_packet].dropped) m_cur_vc = -1;
-  if (m_cur_vc < 0) {
-    if (m_queue.empty() || m_ctx.packets[m_queue.front()].create_cycle >= now) return;
+  if (!m_injecting.empty() && m_seen_drop_epoch != m_ctx.drop_epoch) {
+    m_seen_drop_epoch = m_ctx.drop_epoch;
+    m_injecting.erase(std::remove_if(m_injecting.begin(), m_injecting.end(),
+                                     [&](const Injection& in) { return m_ctx.packets[in.packet].dropped; }),
+                      m_injecting.end());
+  }
+  const int ports = m_ctx.params.injection_ports;
+  while (static_cast<int>(m_injecting.size()) < ports && !m_queue.empty() &&
+         m_ctx.packets[m_queue.front()].create_cycle < now) {
     const std::uint32_t id = m_queue.front();
     const int len = m_ctx.packets[id].length;
     const int vcs = static_cast<int>(m_credits.size());
-    for (int i = 0; i < vcs; ++i) {
+    int chosen = -1;
+    for (int i = 0; i < vcs && chosen < 0; ++i) {
       const int v = (m_rr_vc + i) % vcs;
       if (!(m_injection_vcs >> v & 1U)) continue;
       const bool free = m_ctx.params.vct ? m_credits[v] >= len : m_credits[v] == m_ctx.params.buffer_flits;
-      if (!free) continue;
-      m_cur_vc = v;
-      m_rr_vc = (v + 1) % vcs;
-      m_cur_packet = id;
-      m_next_seq = 0;
-      m_queue.pop_front();
-      break;
+      bool busy = false;
+      for (const Injection& in : m_injecting) busy |= in.vc == v;
+      if (free && !busy) chosen = v;
     }
-    if (m_cur_vc < 0) return;
+    if (chosen < 0) break;
+    m_rr_vc = (chosen + 1) % vcs;
+    m_injecting.push_back(Injection{chosen, id, 0});
+    m_queue.pop_front();
   }
+  if (m_injecting.empty()) return;
   if (m_to_router->failed) {  // node link failed (indirect networks)
-    m_ctx.drop(m_cur_packet, DropReason::kLinkFailure);
-    m_cur_vc = -1;
+    for (const Injection& in : m_injecting) m_ctx.drop(in.packet, DropReason::kLinkFailure);
+    m_injecting.clear();
     return;
   }
-  if (m_credits[m_cur_vc] <= 0) return;
-  PacketInfo& p = m_ctx.packets[m_cur_packet];
-  Flit f;
-  f.packet = m_cur_packet;
-  f.seq = static_cast<std::uint16_t>(m_next_seq);
-  f.vc = static_cast<std::uint8_t>(m_cur_vc);
-  f.head = m_next_seq == 0;
-  f.tail = m_next_seq == p.length - 1;
-  f.valid = true;
-  if (f.head && !p.requeued) {
-    p.inject_cycle = now;
-    ++m_ctx.stats.injected;
+  for (std::size_t i = 0; i < m_injecting.size();) {
+    Injection& in = m_injecting[i];
+    if (m_credits[in.vc] <= 0) {
+      ++i;
+      continue;
+    }
+    PacketInfo& p = m_ctx.packets[in.packet];
+    Flit f;
+    f.packet = in.packet;
+    f.seq = static_cast<std::uint16_t>(in.next_seq);
+    f.vc = static_cast<std::uint8_t>(in.vc);
+    f.head = in.next_seq == 0;
+    f.tail = in.next_seq == p.length - 1;
+    f.valid = true;
+    if (f.head && !p.requeued) {
+      p.inject_cycle = now;
+      ++m_ctx.stats.injected;
+    }
+    --m_credits[in.vc];
+    m_to_router->flits.push(now + 1, f);
+    ++m_ctx.stats.flits_moved;
+    m_ctx.stats.last_move_cycle = now;
+    if (f.tail) {
+      m_injecting.erase(m_injecting.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++in.next_seq;
+      ++i;
+    }
   }
-  --m_credits[m_cur_vc];
-  m_to_router->flits.push(now + 1, f);
-  ++m_ctx.stats.flits_moved;
-  m_ctx.stats.last_move_cycle = now;
-  if (f.tail)
-    m_cur_vc = -1;
-  else
-    ++m_next_seq;
 }
 
 }  // namespace ftsim::hw

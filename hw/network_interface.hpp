@@ -33,7 +33,9 @@ struct DeliveryExtension : tlm::tlm_extension<DeliveryExtension> {
 /// data length = message bytes, packetised into ceil(bytes / flit_bytes)
 /// flits, at least 1). They wait in an unbounded source queue; its occupancy
 /// is integrated every cycle for statistics. A packet may be injected from the
-/// cycle after it was queued. Delivered packets leave through `deliver`
+/// cycle after it was queued. Injection: up to `router.injection_ports`
+/// packets at once, each on its own VC, one flit per packet per cycle, packets
+/// started in source-queue order. Ejection takes every flit that arrives. Delivered packets leave through `deliver`
 /// (address = this node, a DeliveryExtension attached). The interface has no
 /// process of its own: its router ticks it.
 /// Errors: a destination outside 0..nodes-1 gets TLM_ADDRESS_ERROR_RESPONSE;
@@ -68,8 +70,14 @@ class NetworkInterface : public sc_core::sc_module {
     for (std::size_t v = 0; v < m_credits.size(); ++v) m_credits[v] = m_ctx.params.buffer_flits - router_occupancy[v];
   }
   const std::deque<std::uint32_t>& source_queue() const { return m_queue; }
-  /// Packet being injected (some flits already sent), or -1.
-  long current_packet() const { return m_cur_vc >= 0 ? static_cast<long>(m_cur_packet) : -1; }
+  /// One packet being injected: some of its flits have left, on VC `vc`.
+  struct Injection {
+    int vc;
+    std::uint32_t packet;
+    int next_seq;
+  };
+  /// Packets being injected now (at most `router.injection_ports`).
+  const std::vector<Injection>& injecting() const { return m_injecting; }
   /// Stops (or resumes) injection: Immunet's emergency state.
   void set_injection_stopped(bool stopped) {
     m_injection_stopped = stopped;
@@ -93,9 +101,8 @@ class NetworkInterface : public sc_core::sc_module {
   std::deque<std::uint32_t> m_queue;
   std::vector<int> m_credits;
   std::uint32_t m_injection_vcs = 0;
-  int m_cur_vc = -1;
-  std::uint32_t m_cur_packet = 0;
-  int m_next_seq = 0;
+  std::vector<Injection> m_injecting;
+  std::uint64_t m_seen_drop_epoch = 0;  ///< drops are re-checked only after one happened
   int m_rr_vc = 0;
   std::uint64_t m_queue_integral = 0;
   std::uint64_t m_last_integrated = 0;

@@ -24,10 +24,16 @@ void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name
 }
 
 Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx)
-    : sc_module(name), clk("clk"), m_id(id), m_ctx(ctx), m_in(radix), m_out(radix), m_sa_request(radix, -1) {
+    : sc_module(name), clk("clk"), m_id(id), m_ctx(ctx), m_in(radix), m_out(radix) {
   const int vcs = ctx.params.vcs;
+  // VOQ: a resident packet holds at least one flit, so B queues per VC suffice.
+  m_lanes = ctx.params.queues == QueueOrganisation::kVoq ? ctx.params.buffer_flits : 1;
+  m_nq = vcs * m_lanes;
+  m_ejection_vcs = (1U << ctx.params.ejection_ports) - 1U;
+  m_sa_requests.reserve(static_cast<std::size_t>(radix * vcs));
   for (int p = 0; p < radix; ++p) {
-    m_in[p].vcs.resize(vcs);
+    m_in[p].vcs.resize(static_cast<std::size_t>(m_nq));
+    m_in[p].rx_lane.assign(static_cast<std::size_t>(vcs), 0);
     m_out[p].vcs.resize(vcs);
     m_out[p].rr_va.assign(vcs, 0);
     for (auto& ov : m_out[p].vcs) ov.credits = ctx.params.buffer_flits;
@@ -39,13 +45,28 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
 
 void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejection) {
   m_in[p].link = in;
+  const auto& prm = m_ctx.params;
+  m_in[p].crossbar_inputs = prm.crossbar == CrossbarKind::kPerVc ? prm.vcs : (ejection ? prm.injection_ports : 1);
   m_out[p].link = out;
   m_out[p].ejection = ejection;
   m_out[p].connected = true;
   if (in != nullptr) in->receiver = this;
   if (out != nullptr) out->sender = this;
-  if (ejection)
+  if (ejection) {
+    // Each ejection port carries one packet at a time: it is modelled as an
+    // output VC of the node's port with unbounded credits (the NI sinks).
+    const int ports = m_ctx.params.ejection_ports;
+    if (static_cast<int>(m_out[p].vcs.size()) < ports) {
+      m_out[p].vcs.resize(static_cast<std::size_t>(ports));
+      m_out[p].rr_va.assign(static_cast<std::size_t>(ports), 0);
+    }
     for (auto& ov : m_out[p].vcs) ov.credits = kInfiniteCredits;
+    m_out[p].capacity = ports;
+  }
+}
+
+std::string Router::queue_name(int q) const {
+  return m_lanes == 1 ? fmt::format("vc{}", q) : fmt::format("vc{}.q{}", q / m_lanes, q % m_lanes);
 }
 
 std::uint64_t Router::now() const {
@@ -234,7 +255,7 @@ void Router::discard_front(int p, int v, std::uint64_t now) {
   iv.fifo.pop();
   --iv.occupancy;
   --m_buffered;
-  send_credit(p, v, now);
+  send_credit(p, v / m_lanes, now);
 }
 
 void Router::receive(std::uint64_t c) {
@@ -262,8 +283,23 @@ void Router::receive(std::uint64_t c) {
         send_credit(static_cast<int>(p), f.vc, c);
         continue;
       }
-      InputVc& iv = m_in[p].vcs[f.vc];
-      if (static_cast<int>(iv.fifo.size()) >= depth)
+      InputPort& ip = m_in[p];
+      int q = f.vc;
+      if (m_lanes > 1) {  // VOQ: a head takes a free queue of its VC, the rest follow it
+        q = f.vc * m_lanes;
+        if (f.head) {
+          int l = 0;
+          while (l < m_lanes && !(ip.vcs[q + l].fifo.empty() && ip.vcs[q + l].state == InputVc::State::kIdle)) ++l;
+          if (l == m_lanes)
+            throw std::logic_error(fmt::format("buffer overflow at {} input {} vc {} cycle {}", name(),
+                                               m_ctx.topology->port_name(m_id, static_cast<int>(p)), f.vc, c));
+          ip.rx_lane[f.vc] = l;
+          ip.vcs[q + l].arrival = ++ip.arrivals;
+        }
+        q += ip.rx_lane[f.vc];
+      }
+      InputVc& iv = ip.vcs[q];
+      if ((m_lanes == 1 ? static_cast<int>(iv.fifo.size()) : input_occupancy(static_cast<int>(p), f.vc)) >= depth)
         throw std::logic_error(fmt::format("buffer overflow at {} input {} vc {} cycle {}", name(),
                                            m_ctx.topology->port_name(m_id, static_cast<int>(p)), f.vc, c));
       iv.fifo.push(arrival, f);
@@ -275,101 +311,117 @@ void Router::receive(std::uint64_t c) {
 
 void Router::switch_allocation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
-  const int vcs = m_ctx.params.vcs;
+  const auto& prm = m_ctx.params;
+  const bool per_vc = prm.crossbar == CrossbarKind::kPerVc;
+  // Input stage: each crossbar input of port p picks one ready queue, round
+  // robin from the port's pointer. Multiplexed: one crossbar input per port
+  // (the node's port: injection_ports); per VC: one per input VC.
+  m_sa_requests.clear();
   std::uint64_t requested_outputs = 0;
   for (int p = 0; p < radix; ++p) {
-    m_sa_request[p] = -1;
     InputPort& ip = m_in[p];
-    for (int i = 0; i < vcs; ++i) {
-      const int v = (ip.rr_sa + i) % vcs;
-      const InputVc& iv = ip.vcs[v];
+    int picked = 0;
+    std::uint32_t vcs_picked = 0;
+    for (int i = 0, q = ip.rr_sa; i < m_nq; ++i, q = q + 1 == m_nq ? 0 : q + 1) {
+      const InputVc& iv = ip.vcs[q];
       if (iv.state != InputVc::State::kActive || iv.ready > c || iv.fifo.empty()) continue;
+      if (per_vc && (vcs_picked >> (q / m_lanes) & 1U)) continue;
       const OutputPort& op = m_out[iv.out_port];
       // A failed link accepts everything (and loses it): STOP from a dead
       // receiver must not hold the sender for ever.
       const bool failed = op.link != nullptr && op.link->failed;
       if (!failed && (op.vcs[iv.out_vc].credits <= 0 || (op.link != nullptr && op.link->bundle.stop))) continue;
-      m_sa_request[p] = v;
+      m_sa_requests.push_back(SaRequest{p, q, iv.out_port});
       requested_outputs |= 1ULL << iv.out_port;
-      break;
+      if (++picked == ip.crossbar_inputs) break;
+      vcs_picked |= 1U << (q / m_lanes);
     }
   }
   // Immunet's Table Update Module is one more requester of an output with a
-  // control packet queued (index `radix` in that output's round robin).
+  // control packet queued (key radix * queues_per_port(), last in the round robin).
   const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
   requested_outputs |= control;
   if (requested_outputs == 0) return;
-  const auto& prm = m_ctx.params;
-  for (int o = 0; o < radix; ++o) {
-    if (!(requested_outputs >> o & 1U)) continue;
+  // Output stage: output o grants up to `capacity` crossbar inputs, round
+  // robin over the keys port * queues_per_port() + queue.
+  const int n_keys = radix * m_nq;
+  for (std::uint64_t m = requested_outputs; m != 0; m &= m - 1) {
+    const int o = __builtin_ctzll(m);
     OutputPort& op = m_out[o];
-    int winner = -1;
-    if (!(control >> o & 1U)) {  // the common case: input ports only
-      for (int i = 0; i < radix; ++i) {
-        const int p = (op.rr_sa + i) % radix;
-        if (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o) {
-          winner = p;
-          break;
+    const bool has_control = control >> o & 1U;
+    const int modulus = has_control ? n_keys + 1 : n_keys;
+    for (int grant = 0; grant < op.capacity; ++grant) {
+      int win = -1;  // index into m_sa_requests, or -2 for the control packet
+      int win_dist = modulus;
+      if (has_control && grant == 0) {
+        win = -2;
+        win_dist = n_keys - op.rr_sa;
+      }
+      for (std::size_t i = 0; i < m_sa_requests.size(); ++i) {
+        const SaRequest& r = m_sa_requests[i];
+        if (r.out_port != o) continue;
+        int d = r.in_port * m_nq + r.queue - op.rr_sa;
+        if (d < 0) d += modulus;
+        if (d < win_dist) {
+          win = static_cast<int>(i);
+          win_dist = d;
         }
       }
-    } else {
-      for (int i = 0; i <= radix; ++i) {
-        const int p = (op.rr_sa + i) % (radix + 1);
-        if (p == radix || (m_sa_request[p] >= 0 && m_in[p].vcs[m_sa_request[p]].out_port == o)) {
-          winner = p;
-          break;
+      if (win == -1) break;
+      if (win == -2) {
+        op.rr_sa = 0;
+        op.grant = radix;
+        OutputPort::Control& ctl = op.control.front();
+        op.link->bundle.data = ctl.token;
+        op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
+        op.link->bundle.req1 = ctl.head;
+        ctl.head = false;
+        if (--ctl.flits_left == 0) {
+          m_control_sent.emplace_back(ctl.token, c);
+          op.control.pop_front();
+          if (op.control.empty()) m_control_outputs &= ~(1ULL << o);
         }
+        break;  // the control packet takes the link for this cycle
       }
-    }
-    if (winner == radix) {
-      op.rr_sa = 0;
-      op.grant = radix;
-      OutputPort::Control& ctl = op.control.front();
-      op.link->bundle.data = ctl.token;
-      op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
-      op.link->bundle.req1 = ctl.head;
-      ctl.head = false;
-      if (--ctl.flits_left == 0) {
-        m_control_sent.emplace_back(ctl.token, c);
-        op.control.pop_front();
-        if (op.control.empty()) m_control_outputs &= ~(1ULL << o);
+      const SaRequest r = m_sa_requests[static_cast<std::size_t>(win)];
+      m_sa_requests[static_cast<std::size_t>(win)].out_port = -1;  // granted
+      const int winner = r.in_port;
+      const int q = r.queue;
+      InputPort& ip = m_in[winner];
+      InputVc& iv = ip.vcs[q];
+      Flit f = iv.fifo.front().item;
+      iv.fifo.pop();
+      --iv.occupancy;
+      --m_buffered;
+      send_credit(winner, q / m_lanes, c);
+      ip.rr_sa = (q + 1) % m_nq;
+      // Multiplexed: the next search starts at the next port; per VC: at the next crossbar input.
+      op.rr_sa = per_vc ? (winner * m_nq + q + 1) % n_keys : ((winner + 1) % radix) * m_nq;
+      op.grant = winner;
+      PacketInfo& pk = m_ctx.packets[f.packet];
+      if (op.link->failed) {
+        m_ctx.drop(f.packet, DropReason::kLinkFailure);
+      } else {
+        f.vc = static_cast<std::uint8_t>(iv.out_vc);
+        if (!op.ejection) --op.vcs[iv.out_vc].credits;
+        op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
+        if (op.link->receiver != nullptr) op.link->receiver->wake();
+        if (f.head && !op.ejection) {
+          ++pk.hops;
+          m_ctx.relation->on_hop(pk.header, m_id, o, iv.out_vc);  // header state of stateful relations
+        }
+        op.link->bundle.data = f.packet;
+        op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
+        op.link->bundle.req1 = f.head;
+        op.last_flit = f;
+        op.last_flit.valid = true;
+        ++m_ctx.stats.flits_moved;
+        m_ctx.stats.last_move_cycle = c;
       }
-      continue;
-    }
-    const int v = m_sa_request[winner];
-    InputPort& ip = m_in[winner];
-    InputVc& iv = ip.vcs[v];
-    Flit f = iv.fifo.front().item;
-    iv.fifo.pop();
-    --iv.occupancy;
-    --m_buffered;
-    send_credit(winner, v, c);
-    ip.rr_sa = (v + 1) % vcs;
-    op.rr_sa = (winner + 1) % radix;
-    op.grant = winner;
-    PacketInfo& pk = m_ctx.packets[f.packet];
-    if (op.link->failed) {
-      m_ctx.drop(f.packet, DropReason::kLinkFailure);
-    } else {
-      f.vc = static_cast<std::uint8_t>(iv.out_vc);
-      if (!op.ejection) --op.vcs[iv.out_vc].credits;
-      op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
-      if (op.link->receiver != nullptr) op.link->receiver->wake();
-      if (f.head && !op.ejection) {
-        ++pk.hops;
-        m_ctx.relation->on_hop(pk.header, m_id, o, iv.out_vc);  // header state of stateful relations
+      if (f.tail || pk.dropped) {
+        op.vcs[iv.out_vc].allocated = false;
+        iv.state = InputVc::State::kIdle;
       }
-      op.link->bundle.data = f.packet;
-      op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
-      op.link->bundle.req1 = f.head;
-      op.last_flit = f;
-      op.last_flit.valid = true;
-      ++m_ctx.stats.flits_moved;
-      m_ctx.stats.last_move_cycle = c;
-    }
-    if (f.tail || pk.dropped) {
-      op.vcs[iv.out_vc].allocated = false;
-      iv.state = InputVc::State::kIdle;
     }
   }
 }
@@ -378,17 +430,30 @@ bool Router::output_vc_free(const OutputPort& op, int v, const RouteCandidate& c
   const OutputVc& ov = op.vcs[v];
   if (ov.allocated) return false;
   if (op.ejection) return true;
-  if (!m_ctx.params.vct) return ov.credits == m_ctx.params.buffer_flits;  // wormhole: atomic allocation
+  if (!m_ctx.params.vct)  // wormhole: atomic allocation needs an empty VC
+    return m_ctx.params.vc_realloc == VcRealloc::kNonAtomic || ov.credits == m_ctx.params.buffer_flits;
   const bool bubble = cand.enters_ring || (from_node && adaptive_bubble(m_ctx.params.injection));
   return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
 }
 
+std::uint64_t Router::older_waiting_ports(int p, int q) const {
+  const int first = q / m_lanes * m_lanes;
+  const std::uint32_t arrival = m_in[p].vcs[q].arrival;
+  std::uint64_t ports = 0;
+  for (int l = first; l < first + m_lanes; ++l) {
+    const InputVc& o = m_in[p].vcs[l];
+    // Unsigned difference: arrival counters may wrap.
+    if (l == q || o.state != InputVc::State::kVcAlloc || static_cast<std::int32_t>(o.arrival - arrival) >= 0) continue;
+    for (const RouteCandidate& cand : o.route) ports |= 1ULL << cand.port;
+  }
+  return ports;
+}
+
 void Router::vc_allocation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
-  const int vcs = m_ctx.params.vcs;
   m_va_requests.clear();
   for (int p = 0; p < radix; ++p) {
-    for (int v = 0; v < vcs; ++v) {
+    for (int v = 0; v < m_nq; ++v) {
       InputVc& iv = m_in[p].vcs[v];
       if (iv.state != InputVc::State::kVcAlloc || iv.ready > c) continue;
       if (iv.route_epoch != route_epoch() && !compute_route(p, v, iv.packet)) {
@@ -403,12 +468,17 @@ void Router::vc_allocation(std::uint64_t c) {
       bool best_move = false;
       int best_score = -1;
       int best_prio = INT_MAX;
+      // VOQ: packets to one output port leave in arrival order.
+      const std::uint64_t blocked = m_lanes > 1 ? older_waiting_ports(p, v) : 0;
       for (const RouteCandidate& cand : iv.route) {
-        if (cand.priority > best_prio) continue;
+        if (cand.priority > best_prio || (blocked >> cand.port & 1U)) continue;
         const OutputPort& op = m_out[cand.port];
         if (!op.connected || !(m_port_alive >> cand.port & 1U)) continue;
-        for (int ov = 0; ov < vcs; ++ov) {
-          if (!(cand.vc_mask >> ov & 1U) || !output_vc_free(op, ov, cand, len, from_node)) continue;
+        // The node's port: one "VC" per ejection port, whatever the relation's mask.
+        const std::uint32_t mask = op.ejection ? m_ejection_vcs : cand.vc_mask;
+        const int out_vcs = static_cast<int>(op.vcs.size());
+        for (int ov = 0; ov < out_vcs; ++ov) {
+          if (!(mask >> ov & 1U) || !output_vc_free(op, ov, cand, len, from_node)) continue;
           const int score = op.vcs[ov].credits;
           if (cand.priority < best_prio || score > best_score) {
             best_prio = cand.priority;
@@ -425,10 +495,10 @@ void Router::vc_allocation(std::uint64_t c) {
   // Output-VC arbitration, round robin over the requesters' (port, vc) index.
   // With transit priority (alone or with the bubble) a request from the
   // node's input port ranks after every in-transit request (distance + n).
-  const int n = radix * vcs;
+  const int n = radix * m_nq;
   const bool transit_first = transit_priority(m_ctx.params.injection);
   auto rank = [&](const VaRequest& q, int rr) {
-    const int d = ((q.in_port * vcs + q.in_vc) - rr + n) % n;
+    const int d = ((q.in_port * m_nq + q.in_vc) - rr + n) % n;
     return transit_first && m_out[q.in_port].ejection ? d + n : d;
   };
   for (std::size_t i = 0; i < m_va_requests.size(); ++i) {
@@ -453,7 +523,7 @@ void Router::vc_allocation(std::uint64_t c) {
         m_va_requests[j].out_port = -1;
     InputVc& iv = m_in[w.in_port].vcs[w.in_vc];
     op.vcs[w.out_vc].allocated = true;
-    op.rr_va[w.out_vc] = (w.in_port * vcs + w.in_vc + 1) % n;
+    op.rr_va[w.out_vc] = (w.in_port * m_nq + w.in_vc + 1) % n;
     iv.state = InputVc::State::kActive;
     if (w.counts_move) {
       auto& moves = m_ctx.packets[iv.packet].header.state[0];
@@ -471,7 +541,7 @@ bool Router::compute_route(int p, int v, std::uint32_t packet) {
   routing::RouteQuery q;
   q.router = m_id;
   q.in_port = p;
-  q.in_vc = v;
+  q.in_vc = v / m_lanes;
   q.injected_here = m_out[p].ejection;
   q.header = &m_ctx.packets[packet].header;
   q.view.port_alive = m_port_alive;
@@ -490,11 +560,10 @@ bool Router::compute_route(int p, int v, std::uint32_t packet) {
 
 void Router::route_computation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
-  const int vcs = m_ctx.params.vcs;
   const bool check_drops = m_seen_drop_epoch != m_ctx.drop_epoch;
   m_seen_drop_epoch = m_ctx.drop_epoch;
   for (int p = 0; p < radix; ++p) {
-    for (int v = 0; v < vcs; ++v) {
+    for (int v = 0; v < m_nq; ++v) {
       InputVc& iv = m_in[p].vcs[v];
       if (check_drops && iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
         if (iv.state == InputVc::State::kActive) m_out[iv.out_port].vcs[iv.out_vc].allocated = false;
@@ -530,10 +599,12 @@ void Router::trace(sc_core::sc_trace_file* tf) const {
   for (std::size_t p = 0; p < m_in.size(); ++p) {
     if (!m_out[p].connected) continue;
     const std::string pn = m_ctx.topology->port_name(m_id, static_cast<int>(p));
-    for (std::size_t v = 0; v < m_in[p].vcs.size(); ++v) {
-      const std::string vb = fmt::format("{}.input_{}.vc{}", base, pn, v);
-      sc_core::sc_trace(tf, m_in[p].vcs[v].occupancy, vb + ".occupancy");
-      sc_core::sc_trace(tf, reinterpret_cast<const unsigned char&>(m_in[p].vcs[v].state), vb + ".state");
+    for (int q = 0; q < m_nq; ++q) {
+      const std::string vb = fmt::format("{}.input_{}.{}", base, pn, queue_name(q));
+      sc_core::sc_trace(tf, m_in[p].vcs[q].occupancy, vb + ".occupancy");
+      sc_core::sc_trace(tf, reinterpret_cast<const unsigned char&>(m_in[p].vcs[q].state), vb + ".state");
+    }
+    for (std::size_t v = 0; v < m_out[p].vcs.size(); ++v) {
       sc_core::sc_trace(tf, m_out[p].vcs[v].credits, fmt::format("{}.output_{}.vc{}.credits", base, pn, v));
       sc_core::sc_trace(tf, m_out[p].vcs[v].allocated, fmt::format("{}.output_{}.vc{}.allocated", base, pn, v));
     }

@@ -15,7 +15,10 @@ namespace ftsim::hw {
 
 class NetworkInterface;
 
-/// One input VC: a FIFO of B flits and the state of the packet at its head.
+/// One input queue: a FIFO of flits and the state of the packet at its head.
+/// With input queues (`router.queues: input`) there is one per input VC and
+/// it holds up to B flits; with virtual output queues each input VC has B of
+/// them sharing the VC's B flits, one per resident packet.
 struct InputVc {
   enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
   DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
@@ -27,6 +30,7 @@ struct InputVc {
   std::uint32_t packet = 0;
   std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
+  std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
 };
 
 /// Upstream view of one downstream VC.
@@ -43,13 +47,19 @@ struct OutputVc {
 /// nothing.
 ///
 /// Allocators are separable and input-first with round-robin arbiters. VC
-/// allocation: each waiting input VC picks one output VC among its candidates
-/// (lowest priority value first, then most credits, ties by round robin),
-/// then each output VC grants one requester round robin. Switch allocation:
-/// each input port picks one ready VC round robin, each output port grants one
-/// input round robin. Flow control is credit based; wormhole allocates a
-/// downstream VC only when it is empty (atomic allocation); VCT needs room for
-/// the whole packet, or for two packets when the move enters a bubble ring.
+/// allocation: each waiting input queue picks one output VC among its
+/// candidates (lowest priority value first, then most credits, ties by round
+/// robin), then each output VC grants one requester round robin. Switch
+/// allocation: each crossbar input picks one ready queue round robin, each
+/// output port grants as many crossbar inputs as it has crossbar outputs (1;
+/// the node's port: `ejection_ports`) round robin. Crossbar inputs: one per
+/// input port (`crossbar: multiplexed`; the node's port: `injection_ports`)
+/// or one per input VC (`crossbar: per_vc`). Flow control is credit based;
+/// wormhole allocates a downstream VC only when it is empty (atomic
+/// allocation) or, with `vc_realloc: non_atomic`, once the previous packet's
+/// tail has left; VCT needs room for the whole packet, or for two packets
+/// when the move enters a bubble ring. `queues: voq` splits each input VC into
+/// per-packet queues (virtual output queues, see QueueOrganisation).
 /// `RouterParams::injection` regulates how the node's own packets compete for
 /// output VCs (fair, transit priority, or a bubble on adaptive injection).
 class Router : public sc_core::sc_module {
@@ -112,9 +122,21 @@ class Router : public sc_core::sc_module {
   /// Read-only inspection for the deadlock watchdog, tests and traces.
   routing::RouterId id() const { return m_id; }
   int radix() const { return static_cast<int>(m_in.size()); }
-  const InputVc& input_vc(int p, int v) const { return m_in[p].vcs[v]; }
+  /// Input queues per port: VCs x queues per VC (1, or B with VOQ). Queue q
+  /// belongs to input VC q / queues_per_vc().
+  int queues_per_port() const { return m_nq; }
+  int queues_per_vc() const { return m_lanes; }
+  /// Input queue q (0..queues_per_port()-1) of port p.
+  const InputVc& input_queue(int p, int q) const { return m_in[p].vcs[q]; }
+  /// "vc1", or "vc1.q2" with virtual output queues (wave and report names).
+  std::string queue_name(int q) const;
   const OutputVc& output_vc(int p, int v) const { return m_out[p].vcs[v]; }
-  int input_occupancy(int p, int v) const { return static_cast<int>(m_in[p].vcs[v].fifo.size()); }
+  /// Flits buffered in input VC v of port p (all its queues).
+  int input_occupancy(int p, int v) const {
+    int n = 0;
+    for (int l = 0; l < m_lanes; ++l) n += static_cast<int>(m_in[p].vcs[v * m_lanes + l].fifo.size());
+    return n;
+  }
   int buffered_flits() const { return m_buffered; }
   tables::ForwardingTable& forwarding_table() { return m_table; }
   std::uint64_t port_alive_mask() const { return m_port_alive; }
@@ -126,15 +148,19 @@ class Router : public sc_core::sc_module {
  private:
   struct InputPort {
     LinkDirection* link = nullptr;
-    std::vector<InputVc> vcs;
-    int rr_sa = 0;  // input-side SA arbiter
+    std::vector<InputVc> vcs;  // queues_per_port() entries, VC-major
+    std::vector<int> rx_lane;  // VOQ: per input VC, the queue receiving its current packet
+    std::uint32_t arrivals = 0;
+    int crossbar_inputs = 1;  // flits the port may send per cycle
+    int rr_sa = 0;            // input-side SA arbiter (queue index)
   };
   struct OutputPort {
     LinkDirection* link = nullptr;
     std::vector<OutputVc> vcs;
     bool ejection = false;
     bool connected = false;
-    int rr_sa = 0;           // output-side SA arbiter
+    int rr_sa = 0;           // output-side SA arbiter: crossbar-input key port * queues_per_port() + queue
+    int capacity = 1;        // crossbar outputs (flits per cycle)
     int grant = -1;          // traced: input port granted this cycle
     Flit last_flit;          // traced
     std::vector<int> rr_va;  // per output VC arbiter
@@ -152,6 +178,9 @@ class Router : public sc_core::sc_module {
   void receive(std::uint64_t now);
   void switch_allocation(std::uint64_t now);
   void vc_allocation(std::uint64_t now);
+  /// VOQ: output ports asked for by packets of queue q's input VC that
+  /// arrived before it and still wait for VC allocation (bit per port).
+  std::uint64_t older_waiting_ports(int p, int q) const;
   void route_computation(std::uint64_t now);
   /// Fills iv.route for the head packet of input VC (p, v); false: no route.
   bool compute_route(int p, int v, std::uint32_t packet);
@@ -185,8 +214,14 @@ class Router : public sc_core::sc_module {
   bool m_sleeping = false;
   bool m_failed = false;
   sc_core::sc_event m_wake_event;
+  int m_lanes = 1;                   ///< queues per input VC
+  int m_nq = 1;                      ///< queues per input port
+  std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
   // Scratch for the allocators (no allocation per cycle).
-  std::vector<int> m_sa_request;  // per input port: chosen VC or -1
+  struct SaRequest {
+    int in_port, queue, out_port;
+  };
+  std::vector<SaRequest> m_sa_requests;
   struct VaRequest {
     int in_port, in_vc, out_port, out_vc;
     bool counts_move;

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "routing_logic/types.hpp"
 #include "tb/yaml_input.hpp"
@@ -164,7 +166,9 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   bool injection_set = false;
 
   if (const YAML::Node r = root["router"]) {
-    check_map(c, r, "router", {"vcs", "buffer_flits", "flow_control", "latency", "injection"});
+    check_map(c, r, "router",
+              {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
+               "injection_ports", "ejection_ports"});
     auto& p = cfg.router;
     if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
     if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
@@ -184,6 +188,33 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
             fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
       injection_set = true;
     }
+    // One named choice: the value must be one of `names` (in order of `values`).
+    auto choice = [&](const char* key, std::initializer_list<const char*> names, auto* dst, auto... values) {
+      if (!r[key]) return;
+      const std::string full = std::string("router.") + key;
+      const std::string v = get_str(c, r[key], full);
+      std::size_t i = 0;
+      std::string allowed;
+      bool found = false;
+      using T = std::remove_pointer_t<decltype(dst)>;
+      const T vals[] = {values...};
+      for (const char* n : names) {
+        allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+        if (!found && v == n) {
+          *dst = vals[i];
+          found = true;
+        }
+        ++i;
+      }
+      if (!found) throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key(full), v, allowed));
+    };
+    choice("queues", {"input", "voq"}, &p.queues, hw::QueueOrganisation::kInput, hw::QueueOrganisation::kVoq);
+    choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed,
+           hw::CrossbarKind::kPerVc);
+    choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
+    if (r["injection_ports"])
+      p.injection_ports = get_num<int>(c, r["injection_ports"], "router.injection_ports", 1, 16);
+    if (r["ejection_ports"]) p.ejection_ports = get_num<int>(c, r["ejection_ports"], "router.ejection_ports", 1, 16);
     if (const YAML::Node l = r["latency"]) {
       check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
       const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc},     {"va", &p.lat_va},
@@ -344,6 +375,16 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         "{}: router.buffer_flits = {} is smaller than the longest packet ({} flits); virtual cut-through needs a "
         "whole packet per VC: allowed {}..4096",
         c.origin, rp.buffer_flits, tr.max_packet_flits(), tr.max_packet_flits()));
+  if (rp.queues == hw::QueueOrganisation::kVoq && cfg.routing == "immunet")
+    throw ConfigError(fmt::format(
+        "{}: router.queues = 'voq' is not available with routing 'immunet' (its Table Update Module drains the "
+        "safe VC as one FIFO, section 4.2): allowed input",
+        c.origin));
+  if (rp.injection_ports > rp.vcs)
+    throw ConfigError(fmt::format(
+        "{}: router.injection_ports = {} exceeds router.vcs = {}; each packet in injection needs its own VC: "
+        "allowed 1..{}",
+        c.origin, rp.injection_ports, rp.vcs, rp.vcs));
   if (cfg.sim.window_cycles > cfg.sim.measure_cycles + cfg.sim.warmup_cycles)
     cfg.sim.window_cycles = cfg.sim.measure_cycles + cfg.sim.warmup_cycles;
   return cfg;

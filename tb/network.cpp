@@ -325,15 +325,15 @@ Network::InFlight Network::scan_in_flight() const {
   };
   for (const auto& r : routers)
     for (int p = 0; p < r.radix(); ++p)
-      for (int v = 0; v < m_ctx.params.vcs; ++v) {
-        const auto& fifo = r.input_vc(p, v).fifo;
+      for (int q = 0; q < r.queues_per_port(); ++q) {
+        const auto& fifo = r.input_queue(p, q).fifo;
         for (std::size_t i = 0; i < fifo.size(); ++i) mark(fifo.at(i).item.packet, out.in_network);
       }
   for (const auto* dirs : {&m_dirs, &m_node_dirs})
     for (const auto& d : *dirs)
       for (std::size_t i = 0; i < d->flits.size(); ++i) mark(d->flits.at(i).item.packet, out.in_network);
   for (const auto& ni : interfaces) {
-    if (ni.current_packet() >= 0) mark(static_cast<std::uint32_t>(ni.current_packet()), out.in_network);
+    for (const auto& in : ni.injecting()) mark(in.packet, out.in_network);
     for (std::uint32_t id : ni.source_queue()) mark(id, out.source_queued);
   }
   return out;
@@ -353,8 +353,8 @@ Network::OldestFlit Network::oldest_waiting_flit() const {
   for (const auto& r : routers)
     for (int p = 0; p < r.radix(); ++p) {
       if (m_topo->peer(r.id(), p).kind != PortPeer::Kind::kRouter) continue;  // injection may starve by design
-      for (int v = 0; v < m_ctx.params.vcs; ++v) {
-        const auto& fifo = r.input_vc(p, v).fifo;
+      for (int v = 0; v < r.queues_per_port(); ++v) {
+        const auto& fifo = r.input_queue(p, v).fifo;
         if (fifo.empty() || (o.found && fifo.front().ready >= o.since)) continue;
         o.found = true;
         o.since = fifo.front().ready;
@@ -364,9 +364,9 @@ Network::OldestFlit Network::oldest_waiting_flit() const {
       }
     }
   if (o.found) {
-    const std::uint32_t id = at->input_vc(port, vc).fifo.front().item.packet;
-    o.where = fmt::format("{}.input_{}.vc{} (packet {}, {}->{})", at->name(), m_topo->port_name(at->id(), port), vc, id,
-                          m_ctx.packets[id].header.src, m_ctx.packets[id].header.dst);
+    const std::uint32_t id = at->input_queue(port, vc).fifo.front().item.packet;
+    o.where = fmt::format("{}.input_{}.{} (packet {}, {}->{})", at->name(), m_topo->port_name(at->id(), port),
+                          at->queue_name(vc), id, m_ctx.packets[id].header.src, m_ctx.packets[id].header.dst);
   }
   return o;
 }
@@ -376,13 +376,13 @@ std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
   static const char* kState[] = {"idle", "vc_alloc", "active"};
   for (const auto& r : routers)
     for (int p = 0; p < r.radix(); ++p)
-      for (int v = 0; v < m_ctx.params.vcs; ++v) {
-        const hw::InputVc& iv = r.input_vc(p, v);
+      for (int v = 0; v < r.queues_per_port(); ++v) {
+        const hw::InputVc& iv = r.input_queue(p, v);
         if (iv.fifo.empty()) continue;
         if (out.size() >= limit) return out;
         std::string s =
-            fmt::format("{}.input_{}.vc{}: {} flits, {} packet {} ({}->{})", r.name(), m_topo->port_name(r.id(), p), v,
-                        iv.fifo.size(), kState[static_cast<int>(iv.state)], iv.packet,
+            fmt::format("{}.input_{}.{}: {} flits, {} packet {} ({}->{})", r.name(), m_topo->port_name(r.id(), p),
+                        r.queue_name(v), iv.fifo.size(), kState[static_cast<int>(iv.state)], iv.packet,
                         m_ctx.packets[iv.packet].header.src, m_ctx.packets[iv.packet].header.dst);
         if (iv.state == hw::InputVc::State::kActive)
           s += fmt::format(", holds output {} vc {} with {} credits", m_topo->port_name(r.id(), iv.out_port), iv.out_vc,
@@ -403,13 +403,17 @@ std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
 }
 
 std::vector<std::string> Network::wait_for_chain() const {
-  // Node = (router, port, vc). A blocked VC waits for the downstream input VC
-  // it holds (active) or for the first candidate's downstream VC (vc_alloc).
+  // Node = (router, port, input queue). A blocked queue waits for the
+  // downstream input VC it holds (active) or for the first candidate's
+  // downstream VC (vc_alloc); with virtual output queues, for that VC's first
+  // non-empty queue.
   const int vcs = m_ctx.params.vcs;
+  const int nq = routers[0].queues_per_port();
+  const int lanes = routers[0].queues_per_vc();
   const int maxr = m_topo->max_radix();
-  auto key = [&](int r, int p, int v) { return (r * maxr + p) * vcs + v; };
-  auto next = [&](int r, int p, int v) -> int {
-    const hw::InputVc& iv = routers[r].input_vc(p, v);
+  auto key = [&](int r, int p, int q) { return (r * maxr + p) * nq + q; };
+  auto next = [&](int r, int p, int q) -> int {
+    const hw::InputVc& iv = routers[r].input_queue(p, q);
     if (iv.fifo.empty()) return -1;
     int op = -1;
     int ov = -1;
@@ -427,31 +431,38 @@ std::vector<std::string> Network::wait_for_chain() const {
     if (op < 0 || ov < 0) return -1;
     const PortPeer& pp = m_topo->peer(r, op);
     if (pp.kind != PortPeer::Kind::kRouter) return -1;
-    return key(pp.id, pp.port, ov);
+    int dq = ov * lanes;
+    for (int l = 0; l < lanes; ++l)
+      if (!routers[pp.id].input_queue(pp.port, ov * lanes + l).fifo.empty()) {
+        dq = ov * lanes + l;
+        break;
+      }
+    return key(pp.id, pp.port, dq);
   };
   std::vector<std::string> chain;
   for (const auto& r : routers)
     for (int p = 0; p < r.radix(); ++p)
-      for (int v = 0; v < vcs; ++v) {
-        if (r.input_vc(p, v).fifo.empty()) continue;
+      for (int q = 0; q < nq; ++q) {
+        if (r.input_queue(p, q).fifo.empty()) continue;
         std::vector<int> path;
-        std::vector<char> on_path(static_cast<std::size_t>(m_topo->num_routers()) * maxr * vcs, 0);
-        int cur = key(r.id(), p, v);
+        std::vector<char> on_path(static_cast<std::size_t>(m_topo->num_routers()) * maxr * nq, 0);
+        int cur = key(r.id(), p, q);
         while (cur >= 0 && !on_path[cur]) {
           on_path[cur] = 1;
           path.push_back(cur);
-          const int cr = cur / vcs / maxr;
-          const int cp = (cur / vcs) % maxr;
-          cur = next(cr, cp, cur % vcs);
+          const int cr = cur / nq / maxr;
+          const int cp = (cur / nq) % maxr;
+          cur = next(cr, cp, cur % nq);
         }
-        if (cur < 0) continue;  // chain ends at a VC that can move: not a cycle through this start
+        if (cur < 0) continue;  // chain ends at a queue that can move: not a cycle through this start
         std::size_t start = 0;
         while (path[start] != cur) ++start;
         for (std::size_t i = start; i < path.size(); ++i) {
           const int id = path[i];
-          const int cr = id / vcs / maxr;
-          const int cp = (id / vcs) % maxr;
-          chain.push_back(fmt::format("{}.input_{}.vc{}", routers[cr].name(), m_topo->port_name(cr, cp), id % vcs));
+          const int cr = id / nq / maxr;
+          const int cp = (id / nq) % maxr;
+          chain.push_back(fmt::format("{}.input_{}.{}", routers[cr].name(), m_topo->port_name(cr, cp),
+                                      routers[cr].queue_name(id % nq)));
         }
         chain.push_back(chain.front());
         return chain;

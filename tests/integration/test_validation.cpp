@@ -226,3 +226,31 @@ TEST(Validation, TransitPriorityInjectionLetsTransitTrafficWin) {
   EXPECT_GT(s[0], 0.9);
   EXPECT_LT(s[2], 0.05);
 }
+
+// Injection ports. Node (1,0) of a 3x2 mesh queues 8 packets of 4 flits
+// at cycle 0, alternately for its west and east neighbours. One injection
+// port: one packet at a time, heads at cycles 1, 5, ..., 29 (4 cycles per
+// packet). Two ports (2 VCs, two crossbar inputs at the node's port): two
+// packets at a time, one towards each neighbour, heads at 1, 1, 5, 5, ...,
+// so the 8th head leaves at cycle 13.
+std::uint64_t last_head_cycle(int ports) {
+  Harness h(
+      "topology: mesh:3x2\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 8, flow_control: vct}\n"
+      "traffic: {load: 0.000001, packet_flits: 4}\nsim: {warmup_cycles: 0, measure_cycles: 100}\n",
+      {"router.injection_ports=" + std::to_string(ports)});
+  for (int i = 0; i < 8; ++i) h.net->interfaces[1].enqueue(i % 2 == 0 ? 0 : 2, 4, 0);
+  for (std::uint64_t c = 1; c <= 60; ++c) {
+    h.run(1);
+    if (h.stats().injected == 8) {
+      // The run stops after the tick of cycle c - 1.
+      return c - 1;
+    }
+  }
+  return 0;
+}
+TEST(Validation, OneInjectionPortInjectsOnePacketAtATime) {
+  EXPECT_EQ(last_head_cycle(1), 29U);
+}
+TEST(Validation, TwoInjectionPortsInjectTwoPacketsAtOnce) {
+  EXPECT_EQ(last_head_cycle(2), 13U);
+}

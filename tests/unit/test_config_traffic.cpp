@@ -52,6 +52,17 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("{}", {"novalue"}).find("dotted.key=value"), std::string::npos);
   EXPECT_NE(msg("a: [").find("malformed YAML"), std::string::npos);
   EXPECT_NE(msg("router: {injection: greedy}").find("router.injection"), std::string::npos);
+  EXPECT_NE(msg("router: {queues: shared}").find("key 'router.queues' = 'shared': allowed input, voq"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {crossbar: full}").find("router.crossbar' = 'full': allowed multiplexed, per_vc"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {vc_realloc: eager}").find("router.vc_realloc' = 'eager': allowed atomic, non_atomic"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {injection_ports: 0}").find("router.injection_ports"), std::string::npos);
+  EXPECT_NE(msg("router: {ejection_ports: 17}").find("1..16"), std::string::npos);
+  EXPECT_NE(msg("router: {vcs: 2, injection_ports: 3}").find("exceeds router.vcs = 2"), std::string::npos);
+  EXPECT_NE(msg("routing: immunet\nrouter: {queues: voq}").find("not available with routing 'immunet'"),
+            std::string::npos);
   EXPECT_NE(msg("traffic: {load: lots}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   EXPECT_NE(msg("traffic: {load: 0}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   // Duplicate keys: yaml-cpp reads the first and iterates both, so the run

@@ -1,0 +1,349 @@
+// Router-level tests: one router (the centre of a 3x3 mesh under DOR) with
+// stub neighbours. The test drives flits into its input links directly and
+// records what leaves its output links; each downstream stub either sinks
+// flits (returns a credit per flit) or withholds credits. Every expected
+// number below is a hand count from the allocator rules in hw/router.hpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "hw/network_context.hpp"
+#include "hw/router.hpp"
+#include "routing_logic/routing_relation.hpp"
+#include "routing_logic/topology.hpp"
+
+namespace ftsim::test {
+namespace {
+
+using hw::Flit;
+using routing::PortPeer;
+
+constexpr routing::RouterId kCentre = 4;  // (1,1) of the 3x3 mesh
+
+/// Downstream behaviour of one output port.
+enum class Stub { kSink, kWithhold };
+
+struct Departure {
+  std::uint64_t cycle;  ///< cycle the flit is visible downstream
+  Flit flit;
+};
+
+class RouterBench : public sc_core::sc_module {
+ public:
+  sc_core::sc_clock clk{"clk", sc_core::sc_time(1, sc_core::SC_NS)};
+  std::unique_ptr<routing::Topology> topo = routing::make_topology("mesh:3x3");
+  std::unique_ptr<routing::RoutingRelation> relation = routing::make_routing("dor");
+  hw::NetworkContext ctx;
+  std::unique_ptr<hw::Router> router;
+  std::vector<hw::LinkDirection> in, out;
+  std::vector<Stub> stub;
+  std::map<int, std::vector<Departure>> departed;                     ///< per output port
+  std::map<int, std::vector<std::pair<std::uint64_t, Flit>>> staged;  ///< per input port: flits sent by the test
+  std::vector<int> credits_back;                                      ///< per input port: credits the router returned
+  int max_credit_seen = 0;
+  int min_credit_seen = 1 << 30;
+
+  SC_HAS_PROCESS(RouterBench);
+  explicit RouterBench(const hw::RouterParams& params, int max_packet_flits = 4)
+      : sc_module(sc_core::sc_module_name("bench")) {
+    relation->configure(*topo, params.vcs);
+    ctx.params = params;
+    ctx.relation = relation.get();
+    ctx.topology = topo.get();
+    ctx.max_packet_flits = max_packet_flits;
+    ctx.period_ticks = clk.period().value();
+    const int radix = topo->radix(kCentre);
+    in.resize(static_cast<std::size_t>(radix));
+    out.resize(static_cast<std::size_t>(radix));
+    stub.assign(static_cast<std::size_t>(radix), Stub::kSink);
+    credits_back.assign(static_cast<std::size_t>(radix), 0);
+    router = std::make_unique<hw::Router>("router", kCentre, radix, ctx);
+    router->clk(clk);
+    for (int p = 0; p < radix; ++p) {
+      const PortPeer& pp = topo->peer(kCentre, p);
+      router->bind_port(p, &in[p], &out[p], pp.kind == PortPeer::Kind::kNode);
+    }
+    SC_METHOD(stubs);
+    sensitive << clk.posedge_event();
+    dont_initialize();
+  }
+
+  /// Port of the centre router towards neighbour router r (or the node port for -1).
+  int port_to(routing::RouterId r) const {
+    for (int p = 0; p < topo->radix(kCentre); ++p) {
+      const PortPeer& pp = topo->peer(kCentre, p);
+      if ((r < 0 && pp.kind == PortPeer::Kind::kNode) || (pp.kind == PortPeer::Kind::kRouter && pp.id == r)) return p;
+    }
+    return -1;
+  }
+  int west() const { return port_to(3); }
+  int east() const { return port_to(5); }
+  int north() const { return port_to(1); }
+  int south() const { return port_to(7); }
+  int local() const { return port_to(-1); }
+
+  /// Puts a whole packet of `len` flits on input link `port`, VC `vc`, one
+  /// flit per cycle from cycle `at` on; returns its id.
+  std::uint32_t send(int port, int vc, routing::NodeId dst, int len, std::uint64_t at) {
+    const std::uint32_t id = ctx.packets.allocate();
+    hw::PacketInfo& p = ctx.packets[id];
+    p.header.src = 0;
+    p.header.dst = dst;
+    p.length = static_cast<std::uint16_t>(len);
+    for (int s = 0; s < len; ++s) {
+      Flit f;
+      f.packet = id;
+      f.seq = static_cast<std::uint16_t>(s);
+      f.vc = static_cast<std::uint8_t>(vc);
+      f.head = s == 0;
+      f.tail = s == len - 1;
+      f.valid = true;
+      staged[port].emplace_back(at + static_cast<std::uint64_t>(s), f);
+    }
+    // A link delivers in push order, so keep its future flits sorted by cycle
+    // (stable: one packet's flits stay in order).
+    auto& st = staged[port];
+    std::stable_sort(st.begin(), st.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    in[port].flits.clear();
+    const std::uint64_t c = now();
+    for (const auto& [ready, flit] : st)
+      if (ready >= c) in[port].flits.push(ready, flit);
+    router->wake();
+    return id;
+  }
+
+  void run(std::uint64_t cycles) { sc_core::sc_start(clk.period() * static_cast<double>(cycles)); }
+  std::uint64_t now() const { return sc_core::sc_time_stamp().value() / ctx.period_ticks; }
+
+  std::size_t flits_out(int port) { return departed[port].size(); }
+
+ private:
+  void stubs() {
+    const std::uint64_t c = now();
+    for (std::size_t p = 0; p < out.size(); ++p) {
+      while (out[p].flits.ready(c)) {
+        departed[static_cast<int>(p)].push_back(Departure{out[p].flits.front().ready, out[p].flits.front().item});
+        const std::uint8_t vc = out[p].flits.front().item.vc;
+        out[p].flits.pop();
+        if (stub[p] == Stub::kSink && topo->peer(kCentre, static_cast<int>(p)).kind == PortPeer::Kind::kRouter) {
+          out[p].credits.push(c + 1, vc);
+          router->wake();
+        }
+      }
+      while (in[p].credits.ready(c)) {
+        ++credits_back[p];
+        in[p].credits.pop();
+      }
+      if (topo->peer(kCentre, static_cast<int>(p)).kind == PortPeer::Kind::kRouter)
+        for (int v = 0; v < ctx.params.vcs; ++v) {
+          const int cr = router->output_vc(static_cast<int>(p), v).credits;
+          max_credit_seen = std::max(max_credit_seen, cr);
+          min_credit_seen = std::min(min_credit_seen, cr);
+        }
+    }
+  }
+};
+
+hw::RouterParams params(int vcs, int buffer, bool vct) {
+  hw::RouterParams p;
+  p.vcs = vcs;
+  p.buffer_flits = buffer;
+  p.vct = vct;
+  return p;
+}
+
+std::vector<std::uint32_t> packets_in_order(const std::vector<Departure>& d) {
+  std::vector<std::uint32_t> out;
+  for (const auto& x : d)
+    if (x.flit.head) out.push_back(x.flit.packet);
+  return out;
+}
+
+// Output arbitration is round robin over the input ports. West and north
+// each send one 8-flit packet east; with 2 VCs each holds its own output VC
+// (VCT, B = 8, so credits never run out), and the switch allocator then
+// alternates between the two inputs flit by flit: 16 flits in 16 consecutive
+// cycles, 8 from each, never the same input twice in a row.
+TEST(RouterUnit, SwitchAllocatorIsRoundRobinBetweenTwoInputs) {
+  RouterBench b(params(2, 8, true), 8);
+  const auto w = b.send(b.west(), 0, 5, 8, 1);
+  b.send(b.north(), 0, 5, 8, 1);
+  b.run(60);
+  const auto& d = b.departed[b.east()];
+  ASSERT_EQ(d.size(), 16u);
+  int from_west = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    from_west += d[i].flit.packet == w ? 1 : 0;
+    if (i > 0) {
+      EXPECT_NE(d[i].flit.packet, d[i - 1].flit.packet) << "grant " << i << " repeated an input";
+      EXPECT_EQ(d[i].cycle, d[i - 1].cycle + 1);
+    }
+  }
+  EXPECT_EQ(from_west, 8);
+}
+
+// Credits: with a downstream that never returns credits, exactly B = 4 of a
+// 6-flit wormhole packet leave, and the upstream view of the VC's credits
+// stays within [0, B].
+TEST(RouterUnit, CreditsBoundTheFlitsInFlightDownstream) {
+  RouterBench b(params(1, 4, false), 6);
+  b.stub[b.east()] = Stub::kWithhold;
+  b.send(b.west(), 0, 5, 6, 1);
+  b.run(60);
+  EXPECT_EQ(b.flits_out(b.east()), 4u);
+  EXPECT_EQ(b.min_credit_seen, 0);
+  EXPECT_EQ(b.max_credit_seen, 4);
+}
+
+// Wormhole VC reallocation. Packets of 2 flits, B = 4, one VC, a downstream
+// that never returns credits. Atomic: the second packet needs an empty
+// downstream VC, so only the first packet's 2 flits leave. Non-atomic: the
+// VC is free again once the first tail has left, and the second packet's 2
+// flits use the 2 remaining credits: 4 flits.
+TEST(RouterUnit, AtomicReallocationWaitsForAnEmptyVc) {
+  RouterBench b(params(1, 4, false), 2);
+  b.stub[b.east()] = Stub::kWithhold;
+  b.send(b.west(), 0, 5, 2, 1);
+  b.send(b.west(), 0, 5, 2, 3);
+  b.run(60);
+  EXPECT_EQ(b.flits_out(b.east()), 2u);
+}
+
+TEST(RouterUnit, NonAtomicReallocationLetsTheNextPacketFollowTheTail) {
+  hw::RouterParams p = params(1, 4, false);
+  p.vc_realloc = hw::VcRealloc::kNonAtomic;
+  RouterBench b(p, 2);
+  b.stub[b.east()] = Stub::kWithhold;
+  const auto a = b.send(b.west(), 0, 5, 2, 1);
+  const auto c = b.send(b.west(), 0, 5, 2, 3);
+  b.run(60);
+  ASSERT_EQ(b.flits_out(b.east()), 4u);
+  EXPECT_EQ(packets_in_order(b.departed[b.east()]), (std::vector<std::uint32_t>{a, c}));
+  EXPECT_EQ(b.min_credit_seen, 0);
+}
+
+// Head-of-line blocking. VCT, one VC of B = 4 flits, 2-flit packets. The
+// west input receives packet A for the east neighbour, whose STOP line is
+// held, then packet B for the south neighbour, which is free. With one FIFO
+// per input VC, B waits behind A: nothing leaves south. With virtual output
+// queues B leaves: its 2 flits reach south while A still waits.
+TEST(RouterUnit, InputQueueBlocksAtTheHead) {
+  RouterBench b(params(1, 4, true), 2);
+  b.out[b.east()].bundle.stop = true;
+  b.send(b.west(), 0, 5, 2, 1);
+  b.send(b.west(), 0, 7, 2, 3);
+  b.run(40);
+  EXPECT_EQ(b.flits_out(b.east()), 0u);
+  EXPECT_EQ(b.flits_out(b.south()), 0u);
+}
+
+TEST(RouterUnit, VirtualOutputQueuesLetTheSecondPacketPass) {
+  hw::RouterParams p = params(1, 4, true);
+  p.queues = hw::QueueOrganisation::kVoq;
+  RouterBench b(p, 2);
+  b.out[b.east()].bundle.stop = true;
+  b.send(b.west(), 0, 5, 2, 1);
+  const auto second = b.send(b.west(), 0, 7, 2, 3);
+  b.run(40);
+  EXPECT_EQ(b.flits_out(b.east()), 0u);
+  ASSERT_EQ(b.flits_out(b.south()), 2u);
+  EXPECT_EQ(b.departed[b.south()][0].flit.packet, second);
+  // Releasing STOP lets A go.
+  b.out[b.east()].bundle.stop = false;
+  b.router->wake();
+  b.run(20);
+  EXPECT_EQ(b.flits_out(b.east()), 2u);
+}
+
+// Packets to the same output keep their order under VOQ: A and B both for
+// east (held), then C for south. C passes; when STOP drops, A leaves before B.
+TEST(RouterUnit, VirtualOutputQueuesKeepOrderPerOutput) {
+  hw::RouterParams p = params(1, 6, true);
+  p.queues = hw::QueueOrganisation::kVoq;
+  RouterBench b(p, 2);
+  b.out[b.east()].bundle.stop = true;
+  const auto a = b.send(b.west(), 0, 5, 2, 1);
+  const auto bb = b.send(b.west(), 0, 5, 2, 3);
+  b.send(b.west(), 0, 7, 2, 5);
+  b.run(30);
+  EXPECT_EQ(b.flits_out(b.south()), 2u);
+  b.out[b.east()].bundle.stop = false;
+  b.router->wake();
+  b.run(20);
+  EXPECT_EQ(packets_in_order(b.departed[b.east()]), (std::vector<std::uint32_t>{a, bb}));
+}
+
+// Crossbar inputs. Two VCs of the west port hold a 4-flit packet each, VC 0
+// for east and VC 1 for south. Multiplexed: one flit per cycle leaves the
+// west port, so the 8 flits take 8 cycles and no two leave together.
+// Per-VC crossbar: both VCs send every cycle, 8 flits in 4 cycles.
+int same_cycle_pairs(RouterBench& b) {
+  int pairs = 0;
+  for (const auto& x : b.departed[b.east()])
+    for (const auto& y : b.departed[b.south()]) pairs += x.cycle == y.cycle ? 1 : 0;
+  return pairs;
+}
+std::uint64_t span(RouterBench& b) {
+  std::uint64_t first = ~0ULL, last = 0;
+  for (int p : {b.east(), b.south()})
+    for (const auto& x : b.departed[p]) {
+      first = std::min(first, x.cycle);
+      last = std::max(last, x.cycle);
+    }
+  return last - first + 1;
+}
+
+TEST(RouterUnit, MultiplexedCrossbarSendsOneFlitPerInputPortPerCycle) {
+  RouterBench b(params(2, 4, true), 4);
+  b.send(b.west(), 0, 5, 4, 1);
+  b.send(b.west(), 1, 7, 4, 1);
+  b.run(40);
+  ASSERT_EQ(b.flits_out(b.east()), 4u);
+  ASSERT_EQ(b.flits_out(b.south()), 4u);
+  EXPECT_EQ(same_cycle_pairs(b), 0);
+  EXPECT_EQ(span(b), 8u);
+}
+
+TEST(RouterUnit, PerVcCrossbarSendsTwoVcsOfOnePortInOneCycle) {
+  hw::RouterParams p = params(2, 4, true);
+  p.crossbar = hw::CrossbarKind::kPerVc;
+  RouterBench b(p, 4);
+  b.send(b.west(), 0, 5, 4, 1);
+  b.send(b.west(), 1, 7, 4, 1);
+  b.run(40);
+  ASSERT_EQ(b.flits_out(b.east()), 4u);
+  ASSERT_EQ(b.flits_out(b.south()), 4u);
+  EXPECT_EQ(same_cycle_pairs(b), 4);
+  EXPECT_EQ(span(b), 4u);
+}
+
+// Ejection ports. West and east each deliver a 4-flit packet to this
+// router's node, arriving together. Both ask VC allocation for ejection VC 0
+// (equal credits, lowest VC first); one wins, the other gets VC 1 a cycle
+// later. One ejection port: 8 flits, one per cycle, span 8. Two: the second
+// packet runs one cycle behind the first, span 4 + 1 = 5.
+std::uint64_t ejection_span(int ports) {
+  hw::RouterParams p = params(2, 4, true);
+  p.ejection_ports = ports;
+  RouterBench b(p, 4);
+  b.send(b.west(), 0, kCentre, 4, 1);
+  b.send(b.east(), 0, kCentre, 4, 1);
+  b.run(40);
+  const auto& d = b.departed[b.local()];
+  EXPECT_EQ(d.size(), 8u);
+  if (d.empty()) return 0;
+  return d.back().cycle - d.front().cycle + 1;
+}
+TEST(RouterUnit, OneEjectionPortEjectsOneFlitPerCycle) {
+  EXPECT_EQ(ejection_span(1), 8u);
+}
+TEST(RouterUnit, TwoEjectionPortsEjectTwoPacketsAtOnce) {
+  EXPECT_EQ(ejection_span(2), 5u);
+}
+
+}  // namespace
+}  // namespace ftsim::test
