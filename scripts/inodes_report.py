@@ -2,10 +2,10 @@
 """Prints the result tables of docs/reproduction/intermediate-nodes.md from the
 analysis JSON files and sweep CSVs.
 
-usage: scripts/inodes_report.py DIR
+usage: scripts/inodes_report.py DIR [PREFIX]
 DIR holds ft-exh-MECH.json, ft-reg-MECH.json, ft-smp-MECH.json (from
-`ftsim analyze fault-tolerance`) and inodes4-{5vc,4vc,bgl}/results.csv (from
-`ftsim sweep`).
+`ftsim analyze fault-tolerance`) and PREFIX-{5vc,4vc,bgl}/results.csv (from
+`ftsim sweep`; PREFIX defaults to inodes4).
 """
 import csv
 import json
@@ -44,6 +44,8 @@ def first_failure(docs, mech):
 
 def main():
     d = sys.argv[1]
+    # Folder prefix of the cycle-level sweeps: DIR/PREFIX-{5vc,4vc,bgl}.
+    prefix = sys.argv[2] if len(sys.argv) > 2 else 'inodes4'
     print('### Exhaustive (every combination of the 81 links)\n')
     docs = table('exh', d)
     print('\n### Distance-1 region (33 links around node 0)\n')
@@ -79,7 +81,7 @@ def main():
             print(f"| {x['mechanism']} | {r['affected_paths_percent']:.2f} | {allp:.2f} | " +
                   ' | '.join(f'{s[c]:.2f}' if c in s else '' for c in cats) + ' |')
     for sw in ['5vc', '4vc', 'bgl']:
-        path = f"{d}/inodes4-{sw}/results.csv"
+        path = f"{d}/{prefix}-{sw}/results.csv"
         if not os.path.exists(path):
             continue
         # Saturation throughput of a fault draw: the larger accepted load of
@@ -98,14 +100,19 @@ def main():
             agg[(rt, f)].append(v)
         faults = sorted({k[1] for k in agg})
         print(f'\n### Throughput, {sw} (flits/cycle, best of the offered loads, mean over fault draws){" — %d failed runs" % bad if bad else ""}\n')
-        print('| routing | ' + ' | '.join(str(f) for f in faults) + ' |')
-        print('|---|' + '---|' * len(faults))
+        print('| routing | ' + ' | '.join(str(f) for f in faults) + ' | last / fault-free |')
+        print('|---|' + '---|' * (len(faults) + 1))
         for rt in sorted({k[0] for k in agg}):
             cells = []
             for f in faults:
                 v = agg.get((rt, f), [])
                 cells.append(f"{sum(a for a, _ in v) / len(v):.1f}" + (f" ({sum(b for _, b in v)} dl)" if any(b for _, b in v) else '') if v else '')
-            print(f'| {rt} | ' + ' | '.join(cells) + ' |')
+            first = agg.get((rt, faults[0]), [])
+            last = agg.get((rt, faults[-1]), [])
+            rel = ''
+            if first and last:
+                rel = f"{100.0 * (sum(a for a, _ in last) / len(last)) / (sum(a for a, _ in first) / len(first)):.1f}%"
+            print(f'| {rt} | ' + ' | '.join(cells) + f' | {rel} |')
 
 
 if __name__ == '__main__':
