@@ -259,22 +259,29 @@ TEST(RouterUnit, VirtualOutputQueuesLetTheSecondPacketPass) {
   EXPECT_EQ(b.flits_out(b.east()), 2u);
 }
 
-// Packets to the same output keep their order under VOQ: A and B both for
-// east (held), then C for south. C passes; when STOP drops, A leaves before B.
+// Packets to the same output keep their order under VOQ. East's only VC is
+// held by packet P from the north input while east's STOP is up. On the west
+// input, X (for south) takes queue 0 and leaves, A (for east) arrives while
+// X is still there and takes queue 1, then B (for east) takes the freed queue
+// 0. When STOP drops and P's tail frees the VC, A and B ask for it in the
+// same cycle; the round robin alone would pick queue 0 (B) first, the VOQ
+// order rule makes A go first: east sees P, A, B.
 TEST(RouterUnit, VirtualOutputQueuesKeepOrderPerOutput) {
   hw::RouterParams p = params(1, 6, true);
   p.queues = hw::QueueOrganisation::kVoq;
   RouterBench b(p, 2);
   b.out[b.east()].bundle.stop = true;
-  const auto a = b.send(b.west(), 0, 5, 2, 1);
-  const auto bb = b.send(b.west(), 0, 5, 2, 3);
-  b.send(b.west(), 0, 7, 2, 5);
+  const auto held = b.send(b.north(), 0, 5, 2, 1);
+  b.send(b.west(), 0, 7, 2, 1);
+  const auto a = b.send(b.west(), 0, 5, 2, 3);
+  const auto bb = b.send(b.west(), 0, 5, 2, 10);
   b.run(30);
   EXPECT_EQ(b.flits_out(b.south()), 2u);
+  EXPECT_EQ(b.flits_out(b.east()), 0u);
   b.out[b.east()].bundle.stop = false;
   b.router->wake();
-  b.run(20);
-  EXPECT_EQ(packets_in_order(b.departed[b.east()]), (std::vector<std::uint32_t>{a, bb}));
+  b.run(30);
+  EXPECT_EQ(packets_in_order(b.departed[b.east()]), (std::vector<std::uint32_t>{held, a, bb}));
 }
 
 // Crossbar inputs. Two VCs of the west port hold a 4-flit packet each, VC 0
