@@ -404,6 +404,7 @@ void Router::switch_allocation(std::uint64_t c) {
       } else {
         f.vc = static_cast<std::uint8_t>(iv.out_vc);
         if (!op.ejection) --op.vcs[iv.out_vc].credits;
+        if (m_ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
         op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
         if (op.link->receiver != nullptr) op.link->receiver->wake();
         if (f.head && !op.ejection) {

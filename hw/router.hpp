@@ -37,6 +37,8 @@ struct InputVc {
 struct OutputVc {
   int credits = 0;
   bool allocated = false;  ///< held by a packet until its tail is sent
+  /// Flits sent on this VC during the measurement window (channel load).
+  std::uint64_t window_flits = 0;
 };
 
 /// The router. The stages are modelled inside one clocked SC_METHOD that

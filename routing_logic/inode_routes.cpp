@@ -18,6 +18,8 @@ std::string preference_name(Preference p) {
       return "extensions-when-i-fails";
     case Preference::kFewestIntermediates:
       return "fewest-intermediates";
+    case Preference::kAdaptivityFirst:
+      return "adaptivity-first";
   }
   return "?";
 }
@@ -37,7 +39,8 @@ std::string Mechanism::name() const {
 Mechanism parse_mechanism(const std::string& text) {
   const std::string allowed =
       "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none; Mfree "
-      "in place of M for the non-paper free continuation; optionally @extensions-last, @extensions-when-i-fails or "
+      "in place of M for the non-paper free continuation; optionally @adaptivity-first (default), @extensions-last, "
+      "@extensions-when-i-fails or "
       "@fewest-intermediates";
   Mechanism m;
   std::string body = text;
@@ -45,8 +48,8 @@ Mechanism parse_mechanism(const std::string& text) {
     body = text.substr(0, at);
     const std::string pref = text.substr(at + 1);
     bool known = false;
-    for (Preference p :
-         {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails, Preference::kFewestIntermediates})
+    for (Preference p : {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails,
+                         Preference::kFewestIntermediates, Preference::kAdaptivityFirst})
       if (pref == preference_name(p)) {
         m.preference = p;
         known = true;
@@ -90,6 +93,8 @@ std::array<int, 5> RouteKey::ordered(Preference p) const {
       return {extended, length, misrouted, deterministic, intermediates};
     case Preference::kFewestIntermediates:
       return {length, intermediates, deterministic, misrouted, extended};
+    case Preference::kAdaptivityFirst:
+      return {length, deterministic, misrouted, intermediates, extended};
   }
   return {};
 }
@@ -102,6 +107,8 @@ RouteKey RouteKey::from_ordered(const std::array<int, 5>& f, Preference p) {
       return {f[1], f[4], f[3], f[2], f[0]};
     case Preference::kFewestIntermediates:
       return {f[0], f[1], f[2], f[3], f[4]};
+    case Preference::kAdaptivityFirst:
+      return {f[0], f[3], f[1], f[2], f[4]};
   }
   return {};
 }
@@ -474,6 +481,18 @@ bool find_route(const CubeGeometry& geo, const Mechanism& mech, const FaultyLink
       search_length(plain, length, -1);
       if (!found && mech.deterministic) search_length(with_d, length, -1);
       if (!found && mech.misroute) search_length(mech, length, -1);
+      if (found) return true;
+    }
+    return false;
+  }
+  if (pref == Preference::kAdaptivityFirst) {
+    // Length, then deterministic, misrouted subpaths, intermediate nodes:
+    // intermediate nodes alone first (neither D nor M), then every option of
+    // this length compared by key.
+    for (int extra = 0; extra <= max_extra; extra += stride) {
+      const int length = l0 + extra;
+      search_length(plain, length, -1);
+      if (!found && (mech.deterministic || mech.misroute)) search_length(mech, length, -1);
       if (found) return true;
     }
     return false;

@@ -200,6 +200,46 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
 
 }  // namespace
 
+nlohmann::json channel_utilisation(const Network& net, int vcs, double measure) {
+  struct Channel {
+    double all, escape;
+    routing::RouterId r;
+    routing::PortId p;
+  };
+  const routing::Topology& topo = net.topology();
+  std::vector<Channel> ch;
+  double total = 0, escape = 0;
+  for (const auto& router : net.routers) {
+    const routing::RouterId r = router.id();
+    for (int p = 0; p < router.radix(); ++p) {
+      if (topo.peer(r, p).kind != routing::PortPeer::Kind::kRouter) continue;
+      Channel c{0, 0, r, p};
+      for (int v = 0; v < vcs; ++v) {
+        const auto f = static_cast<double>(router.output_vc(p, v).window_flits);
+        c.all += f;
+        if (net.relation().vc_class(v) == routing::VcClass::kEscape) c.escape += f;
+      }
+      total += c.all;
+      escape += c.escape;
+      ch.push_back(c);
+    }
+  }
+  nlohmann::json j;
+  const double m = std::max(1.0, measure);
+  j["channels"] = ch.size();
+  j["mean"] = ch.empty() ? 0.0 : total / m / static_cast<double>(ch.size());
+  j["escape_flit_share"] = total > 0 ? escape / total : 0.0;
+  std::sort(ch.begin(), ch.end(), [](const Channel& a, const Channel& b) { return a.all > b.all; });
+  j["max"] = ch.empty() ? 0.0 : ch.front().all / m;
+  nlohmann::json hot = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(8, ch.size()); ++i)
+    hot.push_back({{"channel", topo.router_label(ch[i].r) + "." + topo.port_name(ch[i].r, ch[i].p)},
+                   {"utilisation", ch[i].all / m},
+                   {"escape_utilisation", ch[i].escape / m}});
+  j["hottest"] = hot;
+  return j;
+}
+
 RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto wall_start = Clock::now();
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -359,6 +399,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     }
     j["buffered_flits_by_vc"] = by_vc;  // at the end of the run
   }
+  j["channel_utilisation"] = channel_utilisation(net, cfg.router.vcs, measure);
   std::uint64_t q_integral = 0;
   std::size_t q_max = 0;
   for (const auto& ni : net.interfaces) {

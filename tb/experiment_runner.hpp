@@ -38,4 +38,12 @@ struct RunResult {
 /// Throws routing::ConfigError for invalid configurations.
 RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts);
 
+/// stats.json "channel_utilisation": load of the router-to-router channels
+/// over the measurement window of `measure_cycles` cycles. Fields: channels
+/// (count), mean and max utilisation (flits/cycle per channel, 0..1),
+/// escape_flit_share (0..1: flits sent on escape VCs / all flits), hottest
+/// (the 8 busiest channels: "router.port", utilisation, escape_utilisation).
+/// Shows where a routing relation concentrates traffic, e.g. around faults.
+nlohmann::json channel_utilisation(const Network& net, int vcs, double measure_cycles);
+
 }  // namespace ftsim::tb

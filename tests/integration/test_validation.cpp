@@ -254,3 +254,23 @@ TEST(Validation, OneInjectionPortInjectsOnePacketAtATime) {
 TEST(Validation, TwoInjectionPortsInjectTwoPacketsAtOnce) {
   EXPECT_EQ(last_head_cycle(2), 13U);
 }
+
+TEST(Validation, ChannelUtilisationOfALineByHand) {
+  // mesh:4 (a line of 4 nodes), uniform traffic at λ flits/node/cycle:
+  // each ordered pair carries λ/3. Channel 1->2 carries (0,2), (0,3), (1,2),
+  // (1,3): 4λ/3 at most, so take λ = 0.3 (below every channel's capacity).
+  // The 12 ordered pairs cover sum |i-j| = 20 channel hops on 6 channels:
+  // mean 20λ/9 / 2 = 10λ/9. Hand counts, measured against accepted λ.
+  Harness h(kMesh, {"topology=mesh:4", "traffic.load=0.3", "sim.measure_cycles=40000"});
+  h.run(1000 + 40000 + 200);
+  const auto& s = h.stats();
+  const double lambda = static_cast<double>(s.window_flits_delivered) / (4.0 * 40000);
+  const auto j = ftsim::tb::channel_utilisation(*h.net, 2, 40000);
+  EXPECT_EQ(j["channels"].get<int>(), 6);
+  EXPECT_NEAR(j["mean"].get<double>(), 10.0 / 9.0 * lambda, 0.02 * lambda) << j.dump();
+  EXPECT_GT(lambda, 0.28);
+  EXPECT_NEAR(j["max"].get<double>(), 4.0 / 3.0 * lambda, 0.05 * lambda);  // the busier middle channel
+  EXPECT_DOUBLE_EQ(j["escape_flit_share"].get<double>(), 0.0);             // dor: no escape VCs
+  const std::string hottest = j["hottest"][0]["channel"].get<std::string>();
+  EXPECT_TRUE(hottest.rfind("1.", 0) == 0 || hottest.rfind("2.", 0) == 0) << hottest;
+}

@@ -36,9 +36,11 @@ TEST(InodeMechanism, ParsesTable1NamesAndRejectsOthers) {
   EXPECT_EQ(parse_mechanism("I+D+Mfree").name(), "I+D+Mfree");
   EXPECT_TRUE(parse_mechanism("I+D+Mfree").free_continuation);
   EXPECT_FALSE(parse_mechanism("I+D+M").free_continuation);
-  EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M");
+  EXPECT_EQ(parse_mechanism("I+D+M@adaptivity-first").name(), "I+D+M");
+  EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M@extensions-last");
   EXPECT_EQ(parse_mechanism("I+M@fewest-intermediates").name(), "I+M@fewest-intermediates");
   EXPECT_EQ(parse_mechanism("Ix2+D@extensions-when-i-fails").preference, Preference::kExtensionsWhenIFails);
+  EXPECT_EQ(parse_mechanism("D+M").preference, Preference::kAdaptivityFirst);
   EXPECT_THROW(parse_mechanism("I+M@shortest"), ConfigError);
   EXPECT_THROW(parse_mechanism("M+Mfree"), ConfigError);
 }
@@ -51,8 +53,14 @@ TEST(InodeRouteKey, PreferencesOrderTheSameRoutesDifferently) {
   EXPECT_TRUE(key_less(misrouted, via_node, Preference::kFewestIntermediates));
   EXPECT_TRUE(key_less(misrouted, longer_via_node, Preference::kExtensionsLast));
   EXPECT_TRUE(key_less(longer_via_node, misrouted, Preference::kExtensionsWhenIFails));
-  for (Preference p :
-       {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails, Preference::kFewestIntermediates}) {
+  // A minimal deterministic subpath against a minimal misrouting prefix:
+  // the default prefers D (fewer misrouted subpaths), adaptivity-first M.
+  const RouteKey deterministic{4, 0, 1, 0, 1};
+  EXPECT_TRUE(key_less(deterministic, misrouted, Preference::kExtensionsLast));
+  EXPECT_TRUE(key_less(misrouted, deterministic, Preference::kAdaptivityFirst));
+  EXPECT_TRUE(key_less(via_node, misrouted, Preference::kAdaptivityFirst));
+  for (Preference p : {Preference::kExtensionsLast, Preference::kExtensionsWhenIFails, Preference::kFewestIntermediates,
+                       Preference::kAdaptivityFirst}) {
     const RouteKey k{7, 2, 1, 1, 2};
     EXPECT_TRUE(RouteKey::from_ordered(k.ordered(p), p) == k);
     EXPECT_TRUE(unpack_key(pack_key(k, p), p) == k);
@@ -547,7 +555,8 @@ TEST(InodeBruteForce, MisroutingMechanismsOnRandomFaultSets) {
 
 TEST(InodeBruteForce, EveryPreferenceMatchesTheReference) {
   const KAryNCube t({3, 3}, true), m({4, 3}, false);
-  for (const char* pref : {"@extensions-when-i-fails", "@fewest-intermediates", "@extensions-last"})
+  for (const char* pref :
+       {"@extensions-when-i-fails", "@fewest-intermediates", "@extensions-last", "@adaptivity-first"})
     for (const char* mech : {"I+D", "I+D+M", "Ix2+D", "D+M"}) {
       const std::string name = std::string(mech) + pref;
       compare_all(t, name, random_combos(t.num_links(), 3, 4, 17), true);
