@@ -5,6 +5,7 @@
 #include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/inode_routing.hpp"
+#include "routing_logic/lft_routing.hpp"
 #include "routing_logic/mikant_ft.hpp"
 #include "routing_logic/mikant_shortest.hpp"
 #include "routing_logic/updown.hpp"
@@ -34,6 +35,7 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
       {"three-turn", "MiKANT: Algorithm 1 + Three-Turn across the groups"},
       {"gns+xt+gdl", "MiKANT: Go-Neighbor-Switch, X-Turns and Go-Down-Level (Algorithm 2)"},
       {"tt+gdl", "MiKANT: Three-Turn and Go-Down-Level"},
+      {"lft", "destination-based linear forwarding tables (InfiniBand LFTs; e.g. imported from an OpenSM dump)"},
       {"inodes:MECH",
        "intermediate nodes on a mesh/torus, static faults; MECH = I, D, M, I+D, I+M, D+M, I+D+M, IxN, Ix2+D, none; "
        ">= N+2 VCs"},
@@ -61,6 +63,7 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "three-turn") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, false, false, true});
   if (name == "gns+xt+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{true, true, true, false});
   if (name == "tt+gdl") return std::make_unique<MikantFtRouting>(name, MikantFtFeatures{false, true, false, true});
+  if (name == "lft") return std::make_unique<LftRouting>();
   if (name == "inodes") return std::make_unique<InodeRouting>(inodes::parse_mechanism("I"));
   if (name.rfind("inodes:", 0) == 0) return std::make_unique<InodeRouting>(inodes::parse_mechanism(name.substr(7)));
   std::string known;

@@ -6,6 +6,10 @@
 #include <cctype>
 #include <deque>
 
+#include <fstream>
+#include <sstream>
+
+#include "routing_logic/ibnet.hpp"
 #include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/kary_ntree.hpp"
 #include "routing_logic/mikant.hpp"
@@ -97,7 +101,7 @@ std::vector<int> parse_int_list(const std::string& s, char sep, const std::strin
 }  // namespace
 
 std::vector<std::string> topology_names() {
-  return {"mesh:KxK[xK]", "torus:KxK[xK]", "kary-ntree:K,N", "mikant:K,N"};
+  return {"mesh:KxK[xK]", "torus:KxK[xK]", "kary-ntree:K,N", "mikant:K,N", "ibnet:FILE.net", "fat-tree2:L,S,H"};
 }
 
 std::unique_ptr<Topology> make_topology(const std::string& spec) {
@@ -116,8 +120,21 @@ std::unique_ptr<Topology> make_topology(const std::string& spec) {
     if (name == "kary-ntree") return std::make_unique<KAryNTree>(v[0], v[1]);
     return std::make_unique<Mikant>(v[0], v[1]);
   }
-  throw ConfigError(
-      fmt::format("topology '{}': unknown name '{}'; allowed: mesh, torus, kary-ntree, mikant", spec, name));
+  if (name == "ibnet") {
+    std::ifstream f(params);
+    if (!f) throw ConfigError(fmt::format("topology '{}': cannot open the ibsim netfile '{}'", spec, params));
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return std::make_unique<IbNetTopology>(ss.str(), params);
+  }
+  if (name == "fat-tree2") {
+    const auto v = parse_int_list(params, ',', spec);
+    if (v.size() != 3)
+      throw ConfigError(fmt::format("topology '{}': expected fat-tree2:LEAVES,SPINES,HOSTS (e.g. 36,18,18)", spec));
+    return std::make_unique<IbNetTopology>(v[0], v[1], v[2]);
+  }
+  throw ConfigError(fmt::format(
+      "topology '{}': unknown name '{}'; allowed: mesh, torus, kary-ntree, mikant, ibnet, fat-tree2", spec, name));
 }
 
 }  // namespace ftsim::routing

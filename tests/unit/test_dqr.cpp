@@ -118,3 +118,182 @@ TEST(ChannelList, RandomGraphsRefuseExactlyTheTurnsThatCloseACycle) {
   EXPECT_GT(accepted, 20);
   EXPECT_GT(moved, 10);
 }
+
+// --- OpenSM forwarding tables ----------------------------------------------
+
+#include <fstream>
+#include <sstream>
+
+#include "routing_logic/cdg.hpp"
+#include "routing_logic/ibnet.hpp"
+#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/lft_routing.hpp"
+#include "tables/lft.hpp"
+
+namespace {
+
+using ftsim::routing::ConfigError;
+using ftsim::routing::kNone;
+using ftsim::routing::PortId;
+namespace rt = ftsim::routing;
+
+std::string fixture(const std::string& rel) {
+  std::ifstream f(std::string(FTSIM_FIXTURES_DIR) + "/opensm/" + rel);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A deterministic relation's table: the single port it offers at each
+// switch for each destination, injected at that switch.
+ftsim::tables::NodeTables tables_of(const rt::RoutingRelation& rel) {
+  const rt::Topology& t = rel.topology();
+  ftsim::tables::NodeTables out;
+  out.port.assign(static_cast<std::size_t>(t.num_routers()),
+                  std::vector<PortId>(static_cast<std::size_t>(t.num_nodes()), kNone));
+  for (rt::RouterId r = 0; r < t.num_routers(); ++r)
+    for (rt::NodeId n = 0; n < t.num_nodes(); ++n) {
+      rt::PacketHeader h;
+      h.src = r;
+      h.dst = n;
+      rt::RouteQuery q;
+      q.router = r;
+      q.in_port = rt::KAryNCube::kLocalPort;
+      q.injected_here = true;
+      q.header = &h;
+      rt::RouteSet set;
+      rel.route(q, set);
+      EXPECT_GE(set.size, 1);
+      for (const auto& c : set) EXPECT_EQ(c.port, set.items[0].port);  // deterministic
+      out.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(n)] = set.items[0].port;
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST(OpenSmLft, DumpRoundTripIsTheIdentityOnEveryFixture) {
+  for (const char* d : {"ftsmall", "ftsmall-updn", "mesh4x4-dor", "mesh4x4-updn", "torus4x4-dor", "torus4x4-lash",
+                        "mesh10x10-dor-initial", "mesh10x10-dor-fault"}) {
+    const std::string text = fixture(std::string(d) + "/opensm-lfts.dump");
+    ASSERT_FALSE(text.empty()) << d;
+    const auto set = ftsim::tables::LftSet::parse_dump(text, d);
+    EXPECT_EQ(set.dump(), text) << d;
+  }
+  // Sizes by hand: mesh4x4 has 16 switches x 32 LIDs; ftsmall-updn leaves
+  // S0's route to S1 and back out (13 of 14 lines in S0's block).
+  EXPECT_EQ(ftsim::tables::LftSet::parse_dump(fixture("mesh4x4-dor/opensm-lfts.dump"), "m").entries(), 16U * 32U);
+  const auto updn = ftsim::tables::LftSet::parse_dump(fixture("ftsmall-updn/opensm-lfts.dump"), "f");
+  ASSERT_NE(updn.find_switch("S0"), nullptr);
+  EXPECT_EQ(updn.find_switch("S0")->port.size(), 13U);
+}
+
+TEST(OpenSmLft, MalformedDumpLinesNameTheirLine) {
+  std::string text = fixture("mesh4x4-dor/opensm-lfts.dump");
+  // Line 3 is "0x0002 000 # Switch ...": make its port 300.
+  const auto at = text.find("0x0002 000");
+  text.replace(at, 10, "0x0002 300");
+  try {
+    ftsim::tables::LftSet::parse_dump(text, "bad.dump");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.dump:3: port 300 out of range, allowed 0..254"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(ftsim::tables::LftSet::parse_dump("0x0001 001\n", "x"), ConfigError);  // outside a block
+  EXPECT_THROW(ftsim::tables::LftSet::parse_dump("hello\n", "x"), ConfigError);
+}
+
+TEST(OpenSmLft, FtsimDorEqualsOpenSmDorEntryForEntry) {
+  // ftsim's dor on a mesh/torus, exported with the fixture's LIDs, must give
+  // OpenSM's dump byte for byte (every HCA and switch LID of every switch).
+  struct Case {
+    const char* spec;
+    const char* dir;
+  };
+  for (const Case& c : {Case{"mesh:4x4", "mesh4x4-dor"}, Case{"torus:4x4", "torus4x4-dor"},
+                        Case{"mesh:10x10", "mesh10x10-dor-initial"}}) {
+    const auto topo = rt::make_topology(c.spec);
+    auto dor = rt::make_routing("dor");
+    dor->configure(*topo, 2);
+    const std::string text = fixture(std::string(c.dir) + "/opensm-lfts.dump");
+    const auto osm = ftsim::tables::LftSet::parse_dump(text, c.dir);
+    const auto mine = tables_of(*dor);
+    const auto placed = ftsim::tables::place(osm, *topo);
+    int differ = 0;
+    for (std::size_t r = 0; r < mine.port.size(); ++r)
+      for (std::size_t n = 0; n < mine.port[r].size(); ++n) differ += mine.port[r][n] != placed.port[r][n];
+    EXPECT_EQ(differ, 0) << c.spec;
+    EXPECT_EQ(ftsim::tables::export_tables(mine, *topo, osm).dump(), text) << c.spec;
+  }
+}
+
+TEST(OpenSmLft, IbnetFabricFromTheNetfile) {
+  // mesh4x4.net: 16 switches and 16 HCAs; 2*4*3 = 24 switch links plus 16
+  // HCA links. ftsmall: 4 leaves x 2 HCAs, 2 spines, 8 leaf-spine links.
+  const rt::IbNetTopology mesh(fixture("mesh4x4.net"), "mesh4x4.net");
+  EXPECT_EQ(mesh.num_routers(), 16);
+  EXPECT_EQ(mesh.num_nodes(), 16);
+  EXPECT_EQ(mesh.num_links(), 24 + 16);
+  EXPECT_EQ(mesh.peer(mesh.find_router("SW_0_0"), 1).id, mesh.find_router("SW_1_0"));  // IB port 2 = +x
+  const rt::IbNetTopology again(mesh.netfile(), "round-trip");
+  EXPECT_EQ(again.netfile(), mesh.netfile());
+  const rt::IbNetTopology ft(fixture("ft_small.net"), "ft_small.net");
+  EXPECT_EQ(ft.num_routers(), 6);
+  EXPECT_EQ(ft.num_nodes(), 8);
+  EXPECT_EQ(ft.num_links(), 8 + 8);
+  // The OpenSM tables place on the fabric by name.
+  const auto osm = ftsim::tables::LftSet::parse_dump(fixture("ftsmall/opensm-lfts.dump"), "ftsmall");
+  const auto placed = ftsim::tables::place(osm, ft);
+  EXPECT_EQ(
+      placed.port[static_cast<std::size_t>(ft.find_router("L0"))][static_cast<std::size_t>(ft.find_node("H_0_1"))],
+      1);  // IB port 2
+  // The paper's 648-port fat tree: 36 leaves x 18 HCAs, 18 spines.
+  const rt::IbNetTopology big(36, 18, 18);
+  EXPECT_EQ(big.num_nodes(), 648);
+  EXPECT_EQ(big.num_routers(), 54);
+  EXPECT_EQ(big.num_links(), 648 + 36 * 18);
+  // Errors name the line.
+  try {
+    rt::IbNetTopology bad("Switch 4 \"A\"\n[5] \"B\"[1]\n", "bad.net");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.net:2: port 5 of 'A' out of range, allowed 1..4"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(OpenSmLft, OpenSmRerouteAroundAFaultHasACyclicCdg) {
+  // mesh10x10, link SW_4_4 p2 <-> SW_5_4 p3 (ftsim 4,4:x+) failed; OpenSM's
+  // dor rerouted around it on both sides. The initial tables' CDG is
+  // acyclic; the rerouted one has a cycle, which must be named, and it must
+  // pass through the detours next to the failed link (switches 4,3..5,5).
+  const auto topo = rt::make_topology("mesh:10x10");
+  for (const char* dir : {"mesh10x10-dor-initial", "mesh10x10-dor-fault"}) {
+    const auto osm = ftsim::tables::LftSet::parse_dump(fixture(std::string(dir) + "/opensm-lfts.dump"), dir);
+    rt::LftRouting lft;
+    lft.configure(*topo, 1);
+    lft.set_tables(ftsim::tables::place(osm, *topo).port);
+    rt::FaultSet faults;
+    if (std::string(dir).find("fault") != std::string::npos) faults.links.push_back(topo->parse_link("4,4:x+"));
+    const auto cdg = rt::build_cdg(lft, faults);
+    EXPECT_EQ(cdg.undelivered_pairs, 0) << dir;
+    const auto cycle = cdg.find_cycle();
+    if (std::string(dir).find("initial") != std::string::npos) {
+      EXPECT_TRUE(cycle.empty());
+      continue;
+    }
+    ASSERT_FALSE(cycle.empty());
+    std::string names;
+    for (int c : cycle) {
+      const auto ch = cdg.channel(c);
+      names += rt::describe_channel(*topo, ch) + "; ";
+      const auto* cube = static_cast<const rt::KAryNCube*>(topo.get());
+      EXPECT_GE(cube->coord(ch.router, 0), 4) << names;
+      EXPECT_LE(cube->coord(ch.router, 0), 5) << names;
+      EXPECT_GE(cube->coord(ch.router, 1), 3) << names;
+      EXPECT_LE(cube->coord(ch.router, 1), 5) << names;
+    }
+    EXPECT_GE(cycle.size(), 4U) << names;
+  }
+}

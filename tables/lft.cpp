@@ -1,0 +1,255 @@
+#include "tables/lft.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "routing_logic/ibnet.hpp"
+
+namespace ftsim::tables {
+
+using routing::ConfigError;
+
+LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
+  static const std::regex header(
+      R"(^Unicast lids \[(\d+)-(\d+)\] of switch Lid (\d+) guid 0x([0-9a-fA-F]{1,16}) \('(.*)'\):\s*$)");
+  static const std::regex entry(
+      R"(^0x([0-9a-fA-F]{1,4}) (\d{1,3})(?: # (Channel Adapter|Switch|Router) portguid 0x([0-9a-fA-F]{1,16}): '(.*)')?\s*$)");
+  static const std::regex trailer(R"(^(\d+) lids dumped\s*$)");
+  LftSet out;
+  std::istringstream in(text);
+  std::string line;
+  int no = 0;
+  bool open = false;
+  auto fail = [&](const std::string& why) { throw ConfigError(fmt::format("{}:{}: {}", source, no, why)); };
+  while (std::getline(in, line)) {
+    ++no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_match(line, m, header)) {
+      if (open) fail("a new switch block before the previous one's 'N lids dumped' line");
+      SwitchLft s;
+      s.top_lid = std::stoi(m[2].str().substr(0, 6));
+      s.lid = std::stoi(m[3].str().substr(0, 6));
+      s.guid = std::stoull(m[4].str(), nullptr, 16);
+      s.name = m[5];
+      if (s.top_lid < 1 || s.top_lid > 49151) fail(fmt::format("top LID {} out of range, allowed 1..49151", s.top_lid));
+      out.switches.push_back(s);
+      open = true;
+    } else if (std::regex_match(line, m, entry)) {
+      if (!open) fail("a LID entry outside a switch block");
+      SwitchLft& s = out.switches.back();
+      const int lid = std::stoi(m[1].str(), nullptr, 16);
+      const int port = std::stoi(m[2].str());
+      if (lid < 1 || lid > s.top_lid)
+        fail(fmt::format("LID 0x{:04x} out of range, allowed 0x0001..0x{:04x}", lid, s.top_lid));
+      if (port > 254) fail(fmt::format("port {} out of range, allowed 0..254", port));
+      if (!s.port.emplace(lid, port).second)
+        fail(fmt::format("LID 0x{:04x} listed twice for switch '{}'", lid, s.name));
+      if (m[3].matched) {
+        LidEndpoint e{m[5], m[3] == "Switch", std::stoull(m[4].str(), nullptr, 16)};
+        const auto [it, fresh] = out.lids.emplace(lid, e);
+        if (!fresh && (it->second.name != e.name || it->second.guid != e.guid))
+          fail(fmt::format("LID 0x{:04x} names '{}' here and '{}' before", lid, e.name, it->second.name));
+      }
+    } else if (std::regex_match(line, m, trailer)) {
+      if (!open) fail("'lids dumped' outside a switch block");
+      if (std::stoi(m[1].str().substr(0, 6)) != out.switches.back().top_lid)
+        fail(fmt::format("the trailer says {} lids, the header's range ends at {}", m[1].str(),
+                         out.switches.back().top_lid));
+      open = false;
+    } else {
+      fail(fmt::format("not an opensm-lfts.dump line: '{}'", line));
+    }
+  }
+  if (open) throw ConfigError(fmt::format("{}: the last switch block has no 'N lids dumped' line", source));
+  if (out.switches.empty()) throw ConfigError(fmt::format("{}: no switch block", source));
+  return out;
+}
+
+LftSet LftSet::load(const std::string& dir_or_file) {
+  std::string path = dir_or_file;
+  std::ifstream f(path);
+  std::stringstream probe;
+  if (!f || !(probe << f.rdbuf()) || probe.str().empty()) {
+    path = dir_or_file + "/opensm-lfts.dump";
+    f = std::ifstream(path);
+    if (!f) throw ConfigError(fmt::format("cannot read '{}' nor '{}'", dir_or_file, path));
+    probe.str("");
+    probe << f.rdbuf();
+  }
+  return parse_dump(probe.str(), path);
+}
+
+std::string LftSet::dump() const {
+  std::string out;
+  for (const SwitchLft& s : switches) {
+    out +=
+        fmt::format("Unicast lids [0-{}] of switch Lid {} guid 0x{:016x} ('{}'):\n", s.top_lid, s.lid, s.guid, s.name);
+    for (const auto& [lid, port] : s.port) {
+      out += fmt::format("0x{:04x} {:03d}", lid, port);
+      if (const auto it = lids.find(lid); it != lids.end())
+        out += fmt::format(" # {} portguid 0x{:016x}: '{}'", it->second.is_switch ? "Switch" : "Channel Adapter",
+                           it->second.guid, it->second.name);
+      out += "\n";
+    }
+    out += fmt::format("{} lids dumped\n", s.top_lid);
+  }
+  return out;
+}
+
+const SwitchLft* LftSet::find_switch(const std::string& name) const {
+  for (const SwitchLft& s : switches)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+int LftSet::lid_of(const std::string& name) const {
+  for (const auto& [lid, e] : lids)
+    if (e.name == name) return lid;
+  return 0;
+}
+
+std::size_t LftSet::entries() const {
+  std::size_t n = 0;
+  for (const SwitchLft& s : switches) n += s.port.size();
+  return n;
+}
+
+namespace {
+
+bool named_fabric(const routing::Topology& topo) {
+  return dynamic_cast<const routing::IbNetTopology*>(&topo) != nullptr;
+}
+
+std::string underscores(std::string s) {
+  for (char& c : s)
+    if (c == ',') c = '_';
+  return s;
+}
+
+}  // namespace
+
+std::string switch_name(const routing::Topology& topo, routing::RouterId r) {
+  return named_fabric(topo) ? topo.router_label(r) : "SW_" + underscores(topo.router_label(r));
+}
+
+std::string hca_name(const routing::Topology& topo, routing::NodeId n) {
+  if (named_fabric(topo)) return topo.node_label(n);
+  return "H_" + underscores(topo.router_label(topo.node_router(n))) + "_0";
+}
+
+NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
+  std::map<std::string, routing::RouterId> routers;
+  std::map<std::string, routing::NodeId> nodes;
+  for (routing::RouterId r = 0; r < topo.num_routers(); ++r) routers[switch_name(topo, r)] = r;
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) nodes[hca_name(topo, n)] = n;
+  std::vector<int> node_lid(static_cast<std::size_t>(topo.num_nodes()), 0);
+  for (const auto& [lid, e] : lfts.lids) {
+    if (e.is_switch) continue;
+    const auto it = nodes.find(e.name);
+    if (it == nodes.end())
+      throw ConfigError(fmt::format("LFTs: HCA '{}' (LID {}) is not in {}", e.name, lid, topo.spec()));
+    node_lid[static_cast<std::size_t>(it->second)] = lid;
+  }
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+    if (node_lid[static_cast<std::size_t>(n)] == 0)
+      throw ConfigError(fmt::format("LFTs: no LID names HCA '{}' of {}", hca_name(topo, n), topo.spec()));
+  NodeTables t;
+  t.port.assign(static_cast<std::size_t>(topo.num_routers()),
+                std::vector<routing::PortId>(static_cast<std::size_t>(topo.num_nodes()), routing::kNone));
+  std::vector<char> covered(static_cast<std::size_t>(topo.num_routers()), 0);
+  for (const SwitchLft& s : lfts.switches) {
+    const auto it = routers.find(s.name);
+    if (it == routers.end()) throw ConfigError(fmt::format("LFTs: switch '{}' is not in {}", s.name, topo.spec()));
+    const routing::RouterId r = it->second;
+    covered[static_cast<std::size_t>(r)] = 1;
+    for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      const auto e = s.port.find(node_lid[static_cast<std::size_t>(n)]);
+      if (e == s.port.end()) continue;
+      const int p = e->second - 1;
+      if (p < 0 || p >= topo.radix(r) || topo.peer(r, p).kind == routing::PortPeer::Kind::kUnconnected)
+        throw ConfigError(fmt::format("LFTs: switch '{}' sends LID {} to port {}, which is not connected in {}", s.name,
+                                      node_lid[static_cast<std::size_t>(n)], e->second, topo.spec()));
+      t.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(n)] = p;
+    }
+  }
+  for (routing::RouterId r = 0; r < topo.num_routers(); ++r)
+    if (!covered[static_cast<std::size_t>(r)])
+      throw ConfigError(fmt::format("LFTs: no table for switch '{}' of {}", switch_name(topo, r), topo.spec()));
+  return t;
+}
+
+LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, const LftSet& like) {
+  LftSet out;
+  const bool direct = topo.is_direct();
+  std::vector<int> node_lid(static_cast<std::size_t>(topo.num_nodes()), 0),
+      router_lid(static_cast<std::size_t>(topo.num_routers()), 0);
+  std::vector<std::uint64_t> router_guid(router_lid.size(), 0);
+  if (!like.switches.empty()) {
+    out.lids = like.lids;
+    for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      node_lid[static_cast<std::size_t>(n)] = like.lid_of(hca_name(topo, n));
+      if (node_lid[static_cast<std::size_t>(n)] == 0)
+        throw ConfigError(fmt::format("LFT export: the reference tables have no LID for '{}'", hca_name(topo, n)));
+    }
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      const SwitchLft* s = like.find_switch(switch_name(topo, r));
+      if (s == nullptr)
+        throw ConfigError(fmt::format("LFT export: the reference tables have no switch '{}'", switch_name(topo, r)));
+      router_lid[static_cast<std::size_t>(r)] = s->lid;
+      router_guid[static_cast<std::size_t>(r)] = s->guid;
+    }
+  } else {
+    int lid = 1;
+    for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      node_lid[static_cast<std::size_t>(n)] = lid;
+      out.lids[lid++] = {hca_name(topo, n), false, 0x0000000000100001ULL + 2 * static_cast<std::uint64_t>(n)};
+    }
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      router_lid[static_cast<std::size_t>(r)] = lid;
+      router_guid[static_cast<std::size_t>(r)] = 0x0000000000200000ULL + static_cast<std::uint64_t>(r);
+      out.lids[lid++] = {switch_name(topo, r), true, router_guid[static_cast<std::size_t>(r)]};
+    }
+  }
+  int top = 0;
+  for (const auto& [lid, e] : out.lids) top = std::max(top, lid);
+  for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+    SwitchLft s;
+    s.name = switch_name(topo, r);
+    s.lid = router_lid[static_cast<std::size_t>(r)];
+    s.guid = router_guid[static_cast<std::size_t>(r)];
+    s.top_lid = top;
+    const SwitchLft* ref = like.find_switch(s.name);
+    if (ref != nullptr) s.top_lid = ref->top_lid;
+    for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      const routing::PortId p = tables.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(n)];
+      if (p != routing::kNone) s.port[node_lid[static_cast<std::size_t>(n)]] = p + 1;
+    }
+    s.port[s.lid] = 0;
+    for (routing::RouterId o = 0; o < topo.num_routers(); ++o) {
+      if (o == r) continue;
+      const int lid = router_lid[static_cast<std::size_t>(o)];
+      if (direct) {
+        // A mesh/torus switch is reached like its own HCA.
+        const routing::PortId p = tables.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(o)];
+        if (p != routing::kNone) s.port[lid] = p + 1;
+      } else if (ref != nullptr) {
+        if (const auto e = ref->port.find(lid); e != ref->port.end()) s.port[lid] = e->second;
+      }
+    }
+    out.switches.push_back(std::move(s));
+  }
+  // Keep the reference's switch order (the dump order OpenSM used).
+  if (!like.switches.empty()) {
+    std::map<std::string, std::size_t> rank;
+    for (std::size_t i = 0; i < like.switches.size(); ++i) rank[like.switches[i].name] = i;
+    std::stable_sort(out.switches.begin(), out.switches.end(),
+                     [&rank](const SwitchLft& a, const SwitchLft& b) { return rank[a.name] < rank[b.name]; });
+  }
+  return out;
+}
+
+}  // namespace ftsim::tables
