@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
+#include "routing_logic/cdg.hpp"
 #include "routing_logic/ibnet.hpp"
+#include "routing_logic/lft_routing.hpp"
 
 namespace ftsim::tables {
 
@@ -70,17 +74,12 @@ LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
 }
 
 LftSet LftSet::load(const std::string& dir_or_file) {
-  std::string path = dir_or_file;
+  const std::string path = std::filesystem::is_directory(dir_or_file) ? dir_or_file + "/opensm-lfts.dump" : dir_or_file;
   std::ifstream f(path);
-  std::stringstream probe;
-  if (!f || !(probe << f.rdbuf()) || probe.str().empty()) {
-    path = dir_or_file + "/opensm-lfts.dump";
-    f = std::ifstream(path);
-    if (!f) throw ConfigError(fmt::format("cannot read '{}' nor '{}'", dir_or_file, path));
-    probe.str("");
-    probe << f.rdbuf();
-  }
-  return parse_dump(probe.str(), path);
+  if (!f) throw ConfigError(fmt::format("cannot read the LFT dump '{}'", path));
+  std::stringstream text;
+  text << f.rdbuf();
+  return parse_dump(text.str(), path);
 }
 
 std::string LftSet::dump() const {
@@ -250,6 +249,104 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
                      [&rank](const SwitchLft& a, const SwitchLft& b) { return rank[a.name] < rank[b.name]; });
   }
   return out;
+}
+
+namespace {
+
+// Switches visited from s's switch to d, or empty when the tables do not
+// deliver (missing entry, failed link, loop).
+std::vector<routing::RouterId> trace(const NodeTables& t, const routing::Topology& topo,
+                                     const std::vector<char>& dead_link, routing::NodeId s, routing::NodeId d) {
+  std::vector<routing::RouterId> path;
+  routing::RouterId r = topo.node_router(s);
+  for (int hops = 0; hops <= topo.num_routers(); ++hops) {
+    path.push_back(r);
+    const routing::PortId p = t.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
+    if (p == routing::kNone) return {};
+    const routing::PortPeer& pp = topo.peer(r, p);
+    if (pp.link != routing::kNone && dead_link[static_cast<std::size_t>(pp.link)]) return {};
+    if (pp.kind == routing::PortPeer::Kind::kNode) return pp.id == d ? path : std::vector<routing::RouterId>{};
+    if (pp.kind != routing::PortPeer::Kind::kRouter) return {};
+    r = pp.id;
+  }
+  return {};  // a loop
+}
+
+std::vector<std::string> cycle_names(const NodeTables& t, const routing::Topology& topo,
+                                     const routing::FaultSet& faults, bool& acyclic) {
+  routing::LftRouting lft;
+  lft.configure(topo, 1);
+  lft.set_tables(t.port);
+  const auto cdg = routing::build_cdg(lft, faults);
+  const auto cycle = cdg.find_cycle();
+  acyclic = cycle.empty();
+  std::vector<std::string> names;
+  for (int c : cycle) names.push_back(routing::describe_channel(topo, cdg.channel(c)));
+  return names;
+}
+
+}  // namespace
+
+LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* topo, const routing::FaultSet& faults) {
+  LftDiff d;
+  std::map<std::string, const SwitchLft*> in_a;
+  for (const SwitchLft& s : a.switches) in_a[s.name] = &s;
+  std::map<std::string, const SwitchLft*> in_b;
+  for (const SwitchLft& s : b.switches) in_b[s.name] = &s;
+  std::set<std::string> names;
+  for (const auto& [n, p] : in_a) names.insert(n);
+  for (const auto& [n, p] : in_b) names.insert(n);
+  static const SwitchLft kEmpty;
+  for (const std::string& n : names) {
+    const SwitchLft& x = in_a.count(n) ? *in_a[n] : kEmpty;
+    const SwitchLft& y = in_b.count(n) ? *in_b[n] : kEmpty;
+    std::set<int> blocks;
+    std::size_t changed = 0;
+    for (const auto& [lid, port] : x.port) {
+      const auto it = y.port.find(lid);
+      if (it == y.port.end() || it->second != port) {
+        ++changed;
+        blocks.insert(lid / 64);
+      }
+    }
+    for (const auto& [lid, port] : y.port)
+      if (!x.port.count(lid)) {
+        ++changed;
+        blocks.insert(lid / 64);
+      }
+    d.entries_changed += changed;
+    d.blocks_changed += blocks.size();
+    d.switches_changed += changed > 0;
+  }
+  if (topo == nullptr) return d;
+  d.traced = true;
+  const NodeTables ta = place(a, *topo), tb = place(b, *topo);
+  std::vector<char> dead(static_cast<std::size_t>(topo->num_links()), 0), none = dead;
+  for (routing::LinkId l : faults.links) dead[static_cast<std::size_t>(l)] = 1;
+  double stretch_sum = 0;
+  std::size_t stretched = 0;
+  for (routing::NodeId s = 0; s < topo->num_nodes(); ++s)
+    for (routing::NodeId t = 0; t < topo->num_nodes(); ++t) {
+      if (s == t) continue;
+      ++d.flows;
+      const auto pa = trace(ta, *topo, none, s, t);
+      const auto pb = trace(tb, *topo, dead, s, t);
+      d.unrouted_a += pa.empty();
+      d.unrouted_b += pb.empty();
+      if (pa != pb) {
+        ++d.flows_rerouted;
+        if (!pa.empty() && !pb.empty()) {
+          const double st = static_cast<double>(pb.size()) / static_cast<double>(pa.size());
+          stretch_sum += st;
+          ++stretched;
+          d.stretch_max = std::max(d.stretch_max, st);
+        }
+      }
+    }
+  d.stretch_mean = stretched ? stretch_sum / static_cast<double>(stretched) : 0.0;
+  d.cycle_a = cycle_names(ta, *topo, routing::FaultSet{}, d.acyclic_a);
+  d.cycle_b = cycle_names(tb, *topo, faults, d.acyclic_b);
+  return d;
 }
 
 }  // namespace ftsim::tables

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "routing_logic/fault_set.hpp"
 #include "routing_logic/topology.hpp"
 
 namespace ftsim::tables {
@@ -74,6 +75,30 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo);
 /// HCA (mesh/torus) or are left out (other fabrics: switch-to-switch paths
 /// are not modelled). Port 0 entries for a switch's own LID.
 LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, const LftSet& like = {});
+
+/// What changed between two table sets of one fabric (`ftsim lft diff`).
+struct LftDiff {
+  std::size_t entries_changed = 0;   ///< (switch, LID) entries that differ, added or removed
+  std::size_t blocks_changed = 0;    ///< 64-entry LFT blocks holding a change (the unit an SM writes)
+  std::size_t switches_changed = 0;  ///< switches with at least one change
+  // With a topology: flows are ordered HCA pairs (s != d), traced through
+  // each table set from s's switch.
+  bool traced = false;
+  std::size_t flows = 0;
+  std::size_t flows_rerouted = 0;              ///< the switch sequence differs
+  std::size_t unrouted_a = 0, unrouted_b = 0;  ///< no entry, a dead link, or a loop
+  double stretch_mean = 0;                     ///< rerouted flows routed in both: mean of hops(B) / hops(A)
+  double stretch_max = 0;
+  bool acyclic_a = true, acyclic_b = true;  ///< CDG of each set under the faults
+  std::vector<std::string> cycle_b;         ///< a dependency cycle of B, channel names
+  std::vector<std::string> cycle_a;
+};
+
+/// Compares A and B switch by switch; with `topo` also traces every flow and
+/// builds both CDGs (one VC) under `faults` (links that B must avoid; a flow
+/// whose path crosses one counts as unrouted). Throws ConfigError when a
+/// set does not place on the topology.
+LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* topo, const routing::FaultSet& faults);
 
 /// ibsim/OpenSM names of a topology's routers and nodes (see place()).
 std::string switch_name(const routing::Topology& topo, routing::RouterId r);

@@ -20,6 +20,7 @@
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/routing_trials.hpp"
+#include "tables/lft.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
@@ -246,6 +247,24 @@ int sc_main(int argc, char* argv[]) {
   conn->add_option("--out", cn_out, "JSON file to write")->required();
   conn->add_flag("--quiet", quiet, "no summary line");
 
+  auto* lft = app.add_subcommand("lft", "InfiniBand linear forwarding tables (OpenSM dumps)");
+  lft->require_subcommand(1);
+  std::string lft_a, lft_b, lft_topology, lft_json;
+  std::vector<std::string> lft_faults;
+  auto* lft_diff = lft->add_subcommand(
+      "diff",
+      "compare two table sets: entries, 64-entry blocks and switches changed; with --topology also flows "
+      "rerouted, stretch and whether each set's channel dependency graph is acyclic (with a cycle)");
+  lft_diff->add_option("A", lft_a, "opensm-lfts.dump file, or a folder holding one (the reference)")->required();
+  lft_diff->add_option("B", lft_b, "opensm-lfts.dump file or folder (the new tables)")->required();
+  lft_diff->add_option("--topology", lft_topology,
+                       "fabric to trace flows on: ibnet:FILE.net, fat-tree2:L,S,H, or mesh:KxK / torus:KxK "
+                       "(switches SW_a_b = router a,b)");
+  lft_diff->add_option("--fault", lft_faults,
+                       "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
+                       "repeatable; needs --topology");
+  lft_diff->add_option("--json", lft_json, "also write the figures as JSON to this file");
+
   auto* list = app.add_subcommand("list", "print topologies, routing relations, mechanisms and traffic patterns");
 
   try {
@@ -274,6 +293,57 @@ int sc_main(int argc, char* argv[]) {
                                "routing inodes:*: routes computed offline for the faults present at cycle 0");
       std::cout << "traffic patterns:\n";
       for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+      return 0;
+    }
+    if (lft_diff->parsed()) {
+      if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
+      if (!lft_faults.empty() && lft_topology.empty())
+        throw ftsim::routing::ConfigError("lft diff: --fault needs --topology");
+      const auto a = ftsim::tables::LftSet::load(lft_a);
+      const auto b = ftsim::tables::LftSet::load(lft_b);
+      std::unique_ptr<ftsim::routing::Topology> topo;
+      ftsim::routing::FaultSet faults;
+      if (!lft_topology.empty()) {
+        topo = ftsim::routing::make_topology(lft_topology);
+        for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
+      }
+      const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
+      nlohmann::json j = {{"a", lft_a},
+                          {"b", lft_b},
+                          {"entries_a", a.entries()},
+                          {"entries_b", b.entries()},
+                          {"entries_changed", d.entries_changed},
+                          {"blocks_changed", d.blocks_changed},
+                          {"switches_changed", d.switches_changed}};
+      std::cout << fmt::format("entries changed   {} of {} ({} switches, {} 64-entry blocks)\n", d.entries_changed,
+                               a.entries(), d.switches_changed, d.blocks_changed);
+      if (d.traced) {
+        j["topology"] = topo->spec();
+        j["faults"] = lft_faults;
+        j["flows"] = d.flows;
+        j["flows_rerouted"] = d.flows_rerouted;
+        j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
+        j["unrouted_a"] = d.unrouted_a;
+        j["unrouted_b"] = d.unrouted_b;
+        j["stretch_mean"] = d.stretch_mean;
+        j["stretch_max"] = d.stretch_max;
+        j["cdg_acyclic_a"] = d.acyclic_a;
+        j["cdg_acyclic_b"] = d.acyclic_b;
+        j["cycle_a"] = d.cycle_a;
+        j["cycle_b"] = d.cycle_b;
+        std::cout << fmt::format("flows rerouted    {} of {} HCA pairs ({:.2f}%), unrouted A {} B {}\n",
+                                 d.flows_rerouted, d.flows, d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0,
+                                 d.unrouted_a, d.unrouted_b);
+        std::cout << fmt::format("stretch           mean {:.3f}, max {:.3f} (switches traversed, B / A)\n",
+                                 d.stretch_mean, d.stretch_max);
+        std::cout << fmt::format(
+            "CDG A             {}\n",
+            d.acyclic_a ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_a, " -> ")));
+        std::cout << fmt::format(
+            "CDG B             {}\n",
+            d.acyclic_b ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_b, " -> ")));
+      }
+      if (!lft_json.empty()) ftsim::tb::write_file_atomically(lft_json, j.dump(2) + "\n");
       return 0;
     }
     if (ftol->parsed()) ftsim::tb::check_output_file(ft_out, "--out");

@@ -665,3 +665,39 @@ TEST(Cli, NetworkTooLargeForTheMachineIsRejectedBeforeElaboration) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("GiB"), std::string::npos) << r.output;
 }
+
+TEST(Cli, LftDiffOfOpenSmsRerouteAroundALinkFault) {
+  // The fixture mesh10x10 before and after OpenSM rerouted around 4,4:x+.
+  // Hand count: only the two end switches change their entries for the
+  // destinations beyond the link: columns 5..9 seen from 4,4 (50 HCAs + 50
+  // switches = 100 LIDs), the same from 5,4: 200 entries. Flows that crossed
+  // the link: k(i+1)(k-1-i) per direction with k = 10, i = 4: 10*5*5 = 250,
+  // twice: 500 of 9900 HCA pairs.
+  const std::string f = std::string(FTSIM_SOURCE_DIR) + "/tests/fixtures/opensm/";
+  const std::string dir = tmpdir("lftdiff");
+  const Result r = run("lft diff " + f + "mesh10x10-dor-initial " + f +
+                       "mesh10x10-dor-fault --topology mesh:10x10 --fault 4,4:x+ --json " + dir + "/d.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(std::ifstream(dir + "/d.json"));
+  EXPECT_EQ(j["entries_changed"].get<int>(), 200);
+  EXPECT_EQ(j["switches_changed"].get<int>(), 2);
+  EXPECT_EQ(j["flows"].get<int>(), 9900);
+  EXPECT_EQ(j["flows_rerouted"].get<int>(), 500);
+  EXPECT_TRUE(j["cdg_acyclic_a"].get<bool>());
+  EXPECT_FALSE(j["cdg_acyclic_b"].get<bool>());
+  EXPECT_NE(r.output.find("CYCLIC: router"), std::string::npos) << r.output;
+  // A malformed line: exit 2, the file and line named.
+  std::ifstream in(f + "mesh4x4-dor/opensm-lfts.dump");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string bad = text.str();
+  bad.replace(bad.find("0x0003 004"), 10, "0x0003 4x4");
+  const std::string path = write_file(dir, "bad.dump", bad);
+  const Result e = run("lft diff " + f + "mesh4x4-dor " + path);
+  EXPECT_EQ(e.code, 2) << e.output;
+  EXPECT_NE(e.output.find("bad.dump:4: not an opensm-lfts.dump line"), std::string::npos) << e.output;
+  // A fault on a link that does not exist.
+  const Result l = run("lft diff " + f + "mesh4x4-dor " + f + "mesh4x4-dor --topology mesh:4x4 --fault 9,9:x+");
+  EXPECT_EQ(l.code, 2) << l.output;
+  fs::remove_all(dir);
+}
