@@ -1,10 +1,13 @@
 #include "routing_logic/dqr.hpp"
 
+#include "routing_logic/lft_routing.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <set>
 
@@ -28,35 +31,13 @@ int Engine::channel(RouterId r, PortId p) const {
   return 2 * pp.link + (m_topo.link(pp.link).a == r ? 0 : 1);
 }
 
-namespace {
-
-// Walks from router r towards node d; calls hop(from_router, channel) per
-// switch-to-switch hop. Returns true when the tables deliver d over live links.
-template <typename Hop>
-bool walk(const Topology& topo, const std::vector<std::vector<PortId>>& t, const std::vector<char>& dead, RouterId r,
-          NodeId d, Hop&& hop) {
-  for (int hops = 0; hops <= topo.num_routers(); ++hops) {
-    const PortId p = t[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
-    if (p == kNone) return false;
-    const PortPeer& pp = topo.peer(r, p);
-    if (pp.link != kNone && dead[static_cast<std::size_t>(pp.link)]) return false;
-    if (pp.kind == PortPeer::Kind::kNode) return pp.id == d;
-    if (pp.kind != PortPeer::Kind::kRouter) return false;
-    hop(r, p);
-    r = pp.id;
-  }
-  return false;  // loop
-}
-
-}  // namespace
-
 std::vector<std::pair<int, int>> Engine::traced_dependencies() const {
   std::set<std::pair<int, int>> deps;
   for (NodeId d = 0; d < m_topo.num_nodes(); ++d)
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
       if (s == d) continue;
       int prev = -1;
-      walk(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [&](RouterId r, PortId p) {
+      follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [&](RouterId r, PortId p) {
         const int c = channel(r, p);
         if (prev >= 0) deps.emplace(prev, c);
         prev = c;
@@ -69,7 +50,7 @@ std::size_t Engine::undelivered_flows() const {
   std::size_t n = 0;
   for (NodeId d = 0; d < m_topo.num_nodes(); ++d)
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s)
-      if (s != d && !walk(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [](RouterId, PortId) {})) ++n;
+      if (s != d && !follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [](RouterId, PortId) {})) ++n;
   return n;
 }
 
@@ -169,13 +150,14 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       st.carrier.assign(static_cast<std::size_t>(routers), 0);
       st.feeders.assign(static_cast<std::size_t>(routers), {});
       for (RouterId r = 0; r < routers; ++r)
-        st.status[static_cast<std::size_t>(r)] = walk(m_topo, m_tables, m_dead, r, d, [](RouterId, PortId) {}) ? 1 : 2;
+        st.status[static_cast<std::size_t>(r)] =
+            follow_tables(m_topo, m_tables, m_dead, r, d, [](RouterId, PortId) {}) ? 1 : 2;
       std::set<std::pair<RouterId, int>> fed;
       for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
         if (s == d) continue;
         RouterId at = m_topo.node_router(s);
         st.carrier[static_cast<std::size_t>(at)] = 1;
-        walk(m_topo, m_tables, m_dead, at, d, [&](RouterId r, PortId p) {
+        follow_tables(m_topo, m_tables, m_dead, at, d, [&](RouterId r, PortId p) {
           const int c = channel(r, p);
           const RouterId next = m_topo.peer(r, p).id;
           st.carrier[static_cast<std::size_t>(next)] = 1;
@@ -195,7 +177,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         any_broken = true;
         if (blocked[static_cast<std::size_t>(r)]) continue;
         int dist = 0;
-        walk(m_topo, m_tables, m_dead, r, d, [&](RouterId, PortId) { ++dist; });
+        follow_tables(m_topo, m_tables, m_dead, r, d, [&](RouterId, PortId) { ++dist; });
         if (dist < y_dist) {
           y = r;
           y_dist = dist;
@@ -228,15 +210,18 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       auto turns_cost = [&](int from, const std::vector<std::pair<int, int>>& need, bool& moves) {
         moves = false;
         const Label* l = from >= 0 ? &lab[static_cast<std::size_t>(from)] : nullptr;
-        const bool local = opt.check == Check::kWholePath && l != nullptr && l->moved;
-        ChannelList copy = local ? m_list : ChannelList(0, {});
-        if (local)
-          for (const auto& [u, v] : l->turns) copy.enable(u, v);
-        const ChannelList& cl = local ? copy : m_list;
-        ChannelList scratch = (opt.check == Check::kWholePath) ? cl : ChannelList(0, {});
+        const bool whole = opt.check == Check::kWholePath;
+        // Whole-path check: the list as the path's earlier turns leave it, and
+        // updated with each turn of this step; copied only when it differs.
+        std::optional<ChannelList> local;
+        if (whole && l != nullptr && l->moved) {
+          local = m_list;
+          for (const auto& [u, v] : l->turns) local->enable(u, v);
+        }
         double cost = 0;
-        for (const auto& [u, v] : need) {
-          const ChannelList& now = opt.check == Check::kWholePath ? scratch : m_list;
+        for (std::size_t i = 0; i < need.size(); ++i) {
+          const auto [u, v] = need[i];
+          const ChannelList& now = local ? *local : m_list;
           if (now.has_dependency(u, v)) continue;
           if (now.legal(u, v)) {
             cost += opt.legal_new;
@@ -246,7 +231,10 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
           } else {
             return kInf;
           }
-          if (opt.check == Check::kWholePath) scratch.enable(u, v);
+          if (whole && i + 1 < need.size()) {
+            if (!local) local = m_list;
+            local->enable(u, v);
+          }
         }
         return cost;
       };

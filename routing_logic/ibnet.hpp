@@ -3,6 +3,7 @@
 // Source: dynamic-quick-reconfiguration.txt, section V (648-port fat tree of
 // 36-port switches); ibsim netfile format (ibsim 0.10, ../shared/tools/opensm).
 #pragma once
+#include <array>
 #include <map>
 #include <string>
 #include <vector>

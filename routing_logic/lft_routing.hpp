@@ -33,4 +33,25 @@ class LftRouting : public RoutingRelation {
   std::vector<std::vector<PortId>> m_tables;
 };
 
+/// Follows destination-based tables (tables[router][node] = output port or
+/// kNone) from router r towards node d, calling hop(router, port) for every
+/// switch-to-switch hop. Returns true when the tables deliver d over live
+/// links; false on a missing entry, a link with dead[link] != 0, a node port
+/// that is not d's, or a loop (more hops than routers).
+template <typename Hop>
+bool follow_tables(const Topology& topo, const std::vector<std::vector<PortId>>& tables, const std::vector<char>& dead,
+                   RouterId r, NodeId d, Hop&& hop) {
+  for (int hops = 0; hops <= topo.num_routers(); ++hops) {
+    const PortId p = tables[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
+    if (p == kNone) return false;
+    const PortPeer& pp = topo.peer(r, p);
+    if (pp.link != kNone && dead[static_cast<std::size_t>(pp.link)]) return false;
+    if (pp.kind == PortPeer::Kind::kNode) return pp.id == d;
+    if (pp.kind != PortPeer::Kind::kRouter) return false;
+    hop(r, p);
+    r = pp.id;
+  }
+  return false;
+}
+
 }  // namespace ftsim::routing

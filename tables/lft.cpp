@@ -184,6 +184,8 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
 LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, const LftSet& like) {
   LftSet out;
   const bool direct = topo.is_direct();
+  std::vector<routing::NodeId> node_at(static_cast<std::size_t>(topo.num_routers()), routing::kNone);
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) node_at[static_cast<std::size_t>(topo.node_router(n))] = n;
   std::vector<int> node_lid(static_cast<std::size_t>(topo.num_nodes()), 0),
       router_lid(static_cast<std::size_t>(topo.num_routers()), 0);
   std::vector<std::uint64_t> router_guid(router_lid.size(), 0);
@@ -231,9 +233,10 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
     for (routing::RouterId o = 0; o < topo.num_routers(); ++o) {
       if (o == r) continue;
       const int lid = router_lid[static_cast<std::size_t>(o)];
-      if (direct) {
+      if (direct && node_at[static_cast<std::size_t>(o)] != routing::kNone) {
         // A mesh/torus switch is reached like its own HCA.
-        const routing::PortId p = tables.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(o)];
+        const routing::PortId p =
+            tables.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(node_at[static_cast<std::size_t>(o)])];
         if (p != routing::kNone) s.port[lid] = p + 1;
       } else if (ref != nullptr) {
         if (const auto e = ref->port.find(lid); e != ref->port.end()) s.port[lid] = e->second;
@@ -258,18 +261,11 @@ namespace {
 std::vector<routing::RouterId> trace(const NodeTables& t, const routing::Topology& topo,
                                      const std::vector<char>& dead_link, routing::NodeId s, routing::NodeId d) {
   std::vector<routing::RouterId> path;
-  routing::RouterId r = topo.node_router(s);
-  for (int hops = 0; hops <= topo.num_routers(); ++hops) {
-    path.push_back(r);
-    const routing::PortId p = t.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
-    if (p == routing::kNone) return {};
-    const routing::PortPeer& pp = topo.peer(r, p);
-    if (pp.link != routing::kNone && dead_link[static_cast<std::size_t>(pp.link)]) return {};
-    if (pp.kind == routing::PortPeer::Kind::kNode) return pp.id == d ? path : std::vector<routing::RouterId>{};
-    if (pp.kind != routing::PortPeer::Kind::kRouter) return {};
-    r = pp.id;
-  }
-  return {};  // a loop
+  const bool ok = routing::follow_tables(topo, t.port, dead_link, topo.node_router(s), d,
+                                         [&path](routing::RouterId r, routing::PortId) { path.push_back(r); });
+  if (!ok) return {};
+  path.push_back(topo.node_router(d));
+  return path;
 }
 
 std::vector<std::string> cycle_names(const NodeTables& t, const routing::Topology& topo,

@@ -134,6 +134,58 @@ std::vector<int> parse_range(const std::string& text, const std::string& option)
 
 // libsystemc defines main() and prints its banner before sc_main; ours
 // takes precedence, silences the banner and hands over to SystemC.
+/// `ftsim lft diff A B`: prints the comparison and optionally writes it as
+/// JSON. Throws ConfigError for unreadable or malformed dumps and unknown
+/// links.
+void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const std::string& lft_topology,
+                      const std::vector<std::string>& lft_faults, const std::string& lft_json) {
+  if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
+  if (!lft_faults.empty() && lft_topology.empty())
+    throw ftsim::routing::ConfigError("lft diff: --fault needs --topology");
+  const auto a = ftsim::tables::LftSet::load(lft_a);
+  const auto b = ftsim::tables::LftSet::load(lft_b);
+  std::unique_ptr<ftsim::routing::Topology> topo;
+  ftsim::routing::FaultSet faults;
+  if (!lft_topology.empty()) {
+    topo = ftsim::routing::make_topology(lft_topology);
+    for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
+  }
+  const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
+  nlohmann::json j = {{"a", lft_a},
+                      {"b", lft_b},
+                      {"entries_a", a.entries()},
+                      {"entries_b", b.entries()},
+                      {"entries_changed", d.entries_changed},
+                      {"blocks_changed", d.blocks_changed},
+                      {"switches_changed", d.switches_changed}};
+  std::cout << fmt::format("entries changed   {} of {} ({} switches, {} 64-entry blocks)\n", d.entries_changed,
+                           a.entries(), d.switches_changed, d.blocks_changed);
+  if (d.traced) {
+    j["topology"] = topo->spec();
+    j["faults"] = lft_faults;
+    j["flows"] = d.flows;
+    j["flows_rerouted"] = d.flows_rerouted;
+    j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
+    j["unrouted_a"] = d.unrouted_a;
+    j["unrouted_b"] = d.unrouted_b;
+    j["stretch_mean"] = d.stretch_mean;
+    j["stretch_max"] = d.stretch_max;
+    j["cdg_acyclic_a"] = d.acyclic_a;
+    j["cdg_acyclic_b"] = d.acyclic_b;
+    j["cycle_a"] = d.cycle_a;
+    j["cycle_b"] = d.cycle_b;
+    std::cout << fmt::format("flows rerouted    {} of {} HCA pairs ({:.2f}%), unrouted A {} B {}\n", d.flows_rerouted,
+                             d.flows, d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0, d.unrouted_a, d.unrouted_b);
+    std::cout << fmt::format("stretch           mean {:.3f}, max {:.3f} (switches traversed, B / A)\n", d.stretch_mean,
+                             d.stretch_max);
+    std::cout << fmt::format("CDG A             {}\n",
+                             d.acyclic_a ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_a, " -> ")));
+    std::cout << fmt::format("CDG B             {}\n",
+                             d.acyclic_b ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_b, " -> ")));
+  }
+  if (!lft_json.empty()) ftsim::tb::write_file_atomically(lft_json, j.dump(2) + "\n");
+}
+
 int main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
@@ -296,54 +348,7 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (lft_diff->parsed()) {
-      if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
-      if (!lft_faults.empty() && lft_topology.empty())
-        throw ftsim::routing::ConfigError("lft diff: --fault needs --topology");
-      const auto a = ftsim::tables::LftSet::load(lft_a);
-      const auto b = ftsim::tables::LftSet::load(lft_b);
-      std::unique_ptr<ftsim::routing::Topology> topo;
-      ftsim::routing::FaultSet faults;
-      if (!lft_topology.empty()) {
-        topo = ftsim::routing::make_topology(lft_topology);
-        for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
-      }
-      const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
-      nlohmann::json j = {{"a", lft_a},
-                          {"b", lft_b},
-                          {"entries_a", a.entries()},
-                          {"entries_b", b.entries()},
-                          {"entries_changed", d.entries_changed},
-                          {"blocks_changed", d.blocks_changed},
-                          {"switches_changed", d.switches_changed}};
-      std::cout << fmt::format("entries changed   {} of {} ({} switches, {} 64-entry blocks)\n", d.entries_changed,
-                               a.entries(), d.switches_changed, d.blocks_changed);
-      if (d.traced) {
-        j["topology"] = topo->spec();
-        j["faults"] = lft_faults;
-        j["flows"] = d.flows;
-        j["flows_rerouted"] = d.flows_rerouted;
-        j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
-        j["unrouted_a"] = d.unrouted_a;
-        j["unrouted_b"] = d.unrouted_b;
-        j["stretch_mean"] = d.stretch_mean;
-        j["stretch_max"] = d.stretch_max;
-        j["cdg_acyclic_a"] = d.acyclic_a;
-        j["cdg_acyclic_b"] = d.acyclic_b;
-        j["cycle_a"] = d.cycle_a;
-        j["cycle_b"] = d.cycle_b;
-        std::cout << fmt::format("flows rerouted    {} of {} HCA pairs ({:.2f}%), unrouted A {} B {}\n",
-                                 d.flows_rerouted, d.flows, d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0,
-                                 d.unrouted_a, d.unrouted_b);
-        std::cout << fmt::format("stretch           mean {:.3f}, max {:.3f} (switches traversed, B / A)\n",
-                                 d.stretch_mean, d.stretch_max);
-        std::cout << fmt::format(
-            "CDG A             {}\n",
-            d.acyclic_a ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_a, " -> ")));
-        std::cout << fmt::format(
-            "CDG B             {}\n",
-            d.acyclic_b ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_b, " -> ")));
-      }
-      if (!lft_json.empty()) ftsim::tb::write_file_atomically(lft_json, j.dump(2) + "\n");
+      lft_diff_command(lft_a, lft_b, lft_topology, lft_faults, lft_json);
       return 0;
     }
     if (ftol->parsed()) ftsim::tb::check_output_file(ft_out, "--out");

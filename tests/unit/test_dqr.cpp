@@ -3,13 +3,21 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <fstream>
 #include <random>
 #include <set>
 
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
+#include "routing_logic/cdg.hpp"
 #include "routing_logic/channel_list.hpp"
+#include "routing_logic/dqr.hpp"
+#include "routing_logic/ibnet.hpp"
+#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/lft_routing.hpp"
+#include "tables/lft.hpp"
 
 using ftsim::routing::dqr::ChannelList;
 
@@ -123,15 +131,6 @@ TEST(ChannelList, RandomGraphsRefuseExactlyTheTurnsThatCloseACycle) {
 }
 
 // --- OpenSM forwarding tables ----------------------------------------------
-
-#include <fstream>
-#include <sstream>
-
-#include "routing_logic/cdg.hpp"
-#include "routing_logic/ibnet.hpp"
-#include "routing_logic/kary_ncube.hpp"
-#include "routing_logic/lft_routing.hpp"
-#include "tables/lft.hpp"
 
 namespace {
 
@@ -302,8 +301,6 @@ TEST(OpenSmLft, OpenSmRerouteAroundAFaultHasACyclicCdg) {
 }
 
 // --- Reconfiguration (section IV-B) ------------------------------------------
-
-#include "routing_logic/dqr.hpp"
 
 namespace {
 
