@@ -1,5 +1,6 @@
 #include "routing_logic/dqr.hpp"
 
+#include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/lft_routing.hpp"
 
 #include <fmt/format.h>
@@ -13,17 +14,130 @@
 
 namespace ftsim::routing::dqr {
 
-namespace {
-
-/// Dependencies of flows towards one destination: where each switch's d
-/// traffic comes from.
-struct DestState {
+/// Routes towards one destination d under the current tables.
+struct Engine::DestState {
   std::vector<signed char> status;        // 1 delivers over live links, 2 broken (dead link, no entry, loop)
+  std::vector<int> dist;                  // broken: switch hops from here to where the route breaks
   std::vector<char> carrier;              // some flow to d passes this switch
   std::vector<std::vector<int>> feeders;  // channels carrying d traffic into the switch
+  bool any_broken_carrier = false;
 };
 
+namespace {
+
+const std::vector<std::pair<std::string, Options>>& variant_table() {
+  static const std::vector<std::pair<std::string, Options>> table = [] {
+    std::vector<std::pair<std::string, Options>> t;
+    Options o;
+    o.start = Start::kAtSources;
+    o.check = Check::kSingleTurn;
+    t.emplace_back("e2e-single", o);
+    o.check = Check::kWholePath;
+    t.emplace_back("e2e-path", o);
+    o = Options{};
+    o.plugin = Plugin::kLocalReroute;
+    o.plugin_check = Check::kSingleTurn;
+    o.check = Check::kSingleTurn;
+    t.emplace_back("lr-single", o);
+    o.plugin_check = Check::kWholePath;
+    t.emplace_back("lr-path", o);
+    o.check = Check::kWholePath;
+    t.emplace_back("lr-path-all", o);
+    o.plugin = Plugin::kMeshCentre;
+    t.emplace_back("mesh-plugin", o);
+    t.emplace_back("local-search", Options{});
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
+
+const std::vector<std::string>& variant_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [name, o] : variant_table()) n.push_back(name);
+    return n;
+  }();
+  return names;
+}
+
+Options variant_options(const std::string& name) {
+  for (const auto& [n, o] : variant_table())
+    if (n == name) return o;
+  std::string all;
+  for (const auto& n : variant_names()) all += (all.empty() ? "" : ", ") + n;
+  throw ConfigError(fmt::format("dqr: unknown variant '{}' (one of: {})", name, all));
+}
+
+void Engine::dest_state(NodeId d, DestState& st) const {
+  const auto routers = static_cast<std::size_t>(m_topo.num_routers());
+  st.status.assign(routers, 0);
+  st.dist.assign(routers, 0);
+  st.carrier.assign(routers, 0);
+  if (st.feeders.size() != routers) st.feeders.assign(routers, {});
+  for (auto& f : st.feeders) f.clear();
+  st.any_broken_carrier = false;
+  // Status and distance to the break, memoised along each walk (3 = on the
+  // walk in progress: meeting it again is a loop).
+  std::vector<RouterId> walk;
+  for (RouterId r0 = 0; r0 < m_topo.num_routers(); ++r0) {
+    if (st.status[static_cast<std::size_t>(r0)] != 0) continue;
+    walk.clear();
+    RouterId x = r0;
+    signed char result = 2;
+    int base = 0;
+    for (;;) {
+      const auto xi = static_cast<std::size_t>(x);
+      if (st.status[xi] == 3) break;  // a loop: broken
+      if (st.status[xi] != 0) {
+        result = st.status[xi];
+        base = st.dist[xi] + 1;
+        break;
+      }
+      st.status[xi] = 3;
+      walk.push_back(x);
+      const PortId p = m_tables[xi][static_cast<std::size_t>(d)];
+      if (p == kNone) break;
+      const PortPeer& pp = m_topo.peer(x, p);
+      if (pp.link != kNone && m_dead[static_cast<std::size_t>(pp.link)]) break;
+      if (pp.kind == PortPeer::Kind::kNode) {
+        result = pp.id == d ? 1 : 2;
+        break;
+      }
+      if (pp.kind != PortPeer::Kind::kRouter) break;
+      x = pp.id;
+    }
+    for (std::size_t i = walk.size(); i-- > 0;) {
+      const auto wi = static_cast<std::size_t>(walk[i]);
+      st.status[wi] = result;
+      st.dist[wi] = base + static_cast<int>(walk.size() - 1 - i);
+    }
+  }
+  // Carriers: every switch on the route of some flow to d.
+  for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
+    if (s == d) continue;
+    RouterId x = m_topo.node_router(s);
+    while (!st.carrier[static_cast<std::size_t>(x)]) {
+      st.carrier[static_cast<std::size_t>(x)] = 1;
+      const PortId p = m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
+      if (p == kNone) break;
+      const PortPeer& pp = m_topo.peer(x, p);
+      if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)]) break;
+      x = pp.id;
+    }
+  }
+  for (RouterId r = 0; r < m_topo.num_routers(); ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (!st.carrier[ri]) continue;
+    if (st.status[ri] == 2) st.any_broken_carrier = true;
+    const PortId p = m_tables[ri][static_cast<std::size_t>(d)];
+    if (p == kNone) continue;
+    const PortPeer& pp = m_topo.peer(r, p);
+    if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)]) continue;
+    st.feeders[static_cast<std::size_t>(pp.id)].push_back(channel(r, p));
+  }
+}
 
 int Engine::channel(RouterId r, PortId p) const {
   const PortPeer& pp = m_topo.peer(r, p);
@@ -48,10 +162,38 @@ std::vector<std::pair<int, int>> Engine::traced_dependencies() const {
 
 std::size_t Engine::undelivered_flows() const {
   std::size_t n = 0;
-  for (NodeId d = 0; d < m_topo.num_nodes(); ++d)
+  DestState st;
+  for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
+    dest_state(d, st);
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s)
-      if (s != d && !follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [](RouterId, PortId) {})) ++n;
+      n += s != d && st.status[static_cast<std::size_t>(m_topo.node_router(s))] != 1;
+  }
   return n;
+}
+
+bool Engine::connected_without(LinkId l) const {
+  std::vector<char> seen(static_cast<std::size_t>(m_topo.num_routers()), 0);
+  std::vector<RouterId> stack{m_topo.node_router(0)};
+  seen[static_cast<std::size_t>(stack[0])] = 1;
+  while (!stack.empty()) {
+    const RouterId r = stack.back();
+    stack.pop_back();
+    for (PortId p = 0; p < m_topo.radix(r); ++p) {
+      const PortPeer& pp = m_topo.peer(r, p);
+      if (pp.kind != PortPeer::Kind::kRouter || pp.link == l || m_dead[static_cast<std::size_t>(pp.link)] ||
+          seen[static_cast<std::size_t>(pp.id)])
+        continue;
+      seen[static_cast<std::size_t>(pp.id)] = 1;
+      stack.push_back(pp.id);
+    }
+  }
+  for (NodeId n = 0; n < m_topo.num_nodes(); ++n) {
+    const RouterId r = m_topo.node_router(n);
+    const LinkId nl = m_topo.peer(r, m_topo.node_port(n)).link;
+    if (!seen[static_cast<std::size_t>(r)] || (nl != kNone && (nl == l || m_dead[static_cast<std::size_t>(nl)])))
+      return false;
+  }
+  return true;
 }
 
 Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables)
@@ -83,6 +225,8 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   }
   const auto before_tables = m_tables;
   const ChannelList before_list = m_list;
+  double stretch_sum = 0;
+  std::size_t stretch_flows = 0;
   auto finish = [&](bool ok, std::string why) {
     res.success = ok;
     res.failure = std::move(why);
@@ -90,39 +234,24 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       m_tables = before_tables;
       m_list = before_list;
     } else {
-      for (std::size_t r = 0; r < m_tables.size(); ++r)
+      for (std::size_t r = 0; r < m_tables.size(); ++r) {
+        std::size_t last_block = std::numeric_limits<std::size_t>::max();
         for (std::size_t n = 0; n < m_tables[r].size(); ++n)
-          res.entries_changed += m_tables[r][n] != before_tables[r][n];
+          if (m_tables[r][n] != before_tables[r][n]) {
+            ++res.entries_changed;
+            res.blocks_changed += (n + 1) / 64 != last_block;
+            last_block = (n + 1) / 64;
+          }
+      }
+      if (stretch_flows > 0) res.stretch_mean = stretch_sum / static_cast<double>(stretch_flows);
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   };
   res.flows_disconnected = undelivered_flows();
-  {
-    // A fault set that splits the fabric has no answer: report it.
-    std::vector<char> seen(static_cast<std::size_t>(m_topo.num_routers()), 0);
-    std::vector<RouterId> stack{m_topo.node_router(0)};
-    seen[static_cast<std::size_t>(stack[0])] = 1;
-    while (!stack.empty()) {
-      const RouterId r = stack.back();
-      stack.pop_back();
-      for (PortId p = 0; p < m_topo.radix(r); ++p) {
-        const PortPeer& pp = m_topo.peer(r, p);
-        if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)] ||
-            seen[static_cast<std::size_t>(pp.id)])
-          continue;
-        seen[static_cast<std::size_t>(pp.id)] = 1;
-        stack.push_back(pp.id);
-      }
-    }
-    for (NodeId n = 0; n < m_topo.num_nodes(); ++n)
-      if (!seen[static_cast<std::size_t>(m_topo.node_router(n))] ||
-          (m_topo.peer(m_topo.node_router(n), m_topo.node_port(n)).link != kNone &&
-           m_dead[static_cast<std::size_t>(m_topo.peer(m_topo.node_router(n), m_topo.node_port(n)).link)])) {
-        res.disconnected = true;
-        return finish(false, fmt::format("the faults disconnect the fabric: {} is unreachable from {}",
-                                         m_topo.node_label(n), m_topo.node_label(0)));
-      }
+  if (!connected_without(kNone)) {
+    res.disconnected = true;
+    return finish(false, "the faults disconnect the fabric");
   }
   const int routers = m_topo.num_routers();
   const int channels = m_list.num_channels();
@@ -140,45 +269,41 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   };
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
+  if (opt.plugin != Plugin::kNone)
+    for (LinkId l : failed) {
+      const Link& k = m_topo.link(l);
+      if (k.b_is_node) continue;
+      run_plugin(k.a, k.a_port, opt, res);
+      run_plugin(static_cast<RouterId>(k.b), k.b_port, opt, res);
+    }
+
+  DestState st;
   for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
+    dest_state(d, st);
+    if (!st.any_broken_carrier) continue;
+    std::vector<NodeId> broken_sources;
+    for (NodeId s = 0; s < m_topo.num_nodes(); ++s)
+      if (s != d && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
     std::vector<char> blocked(static_cast<std::size_t>(routers), 0);
     std::string last_failure;
     for (int guard = 0; guard <= 4 * routers * routers; ++guard) {
-      // Where d's traffic runs now, and which carriers are broken.
-      DestState st;
-      st.status.assign(static_cast<std::size_t>(routers), 0);
-      st.carrier.assign(static_cast<std::size_t>(routers), 0);
-      st.feeders.assign(static_cast<std::size_t>(routers), {});
-      for (RouterId r = 0; r < routers; ++r)
-        st.status[static_cast<std::size_t>(r)] =
-            follow_tables(m_topo, m_tables, m_dead, r, d, [](RouterId, PortId) {}) ? 1 : 2;
-      std::set<std::pair<RouterId, int>> fed;
-      for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
-        if (s == d) continue;
-        RouterId at = m_topo.node_router(s);
-        st.carrier[static_cast<std::size_t>(at)] = 1;
-        follow_tables(m_topo, m_tables, m_dead, at, d, [&](RouterId r, PortId p) {
-          const int c = channel(r, p);
-          const RouterId next = m_topo.peer(r, p).id;
-          st.carrier[static_cast<std::size_t>(next)] = 1;
-          if (fed.emplace(next, c).second) st.feeders[static_cast<std::size_t>(next)].push_back(c);
-        });
-      }
+      if (guard > 0) dest_state(d, st);
       // The unblocked broken carrier nearest the point of failure along its
       // route: fixing it fixes every switch upstream that routes into it.
       // When its own detour is impossible (a switch feeding it would have to
       // U-turn, or a turn is refused), it is blocked and the switches that
       // feed it are tried first; any success unblocks everything.
       RouterId y = kNone;
-      int y_dist = std::numeric_limits<int>::max();
+      int y_dist = -1;
       bool any_broken = false;
+      const bool from_sources = opt.start == Start::kAtSources;
       for (RouterId r = 0; r < routers; ++r) {
-        if (!st.carrier[static_cast<std::size_t>(r)] || st.status[static_cast<std::size_t>(r)] != 2) continue;
+        const auto ri = static_cast<std::size_t>(r);
+        if (!st.carrier[ri] || st.status[ri] != 2) continue;
         any_broken = true;
-        if (blocked[static_cast<std::size_t>(r)]) continue;
-        int dist = 0;
-        follow_tables(m_topo, m_tables, m_dead, r, d, [&](RouterId, PortId) { ++dist; });
-        if (dist < y_dist) {
+        if (blocked[ri]) continue;
+        const int dist = st.dist[ri];
+        if (y == kNone || (from_sources ? dist > y_dist : dist < y_dist)) {
           y = r;
           y_dist = dist;
         }
@@ -328,10 +453,148 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       if (best_merge_channel < 0)
         m_tables[static_cast<std::size_t>(head(best_end))][static_cast<std::size_t>(d)] = m_topo.node_port(d);
     }
+    // Stretch of the rerouted flows: new hops over the shortest live hops.
+    if (!broken_sources.empty()) {
+      std::vector<int> hops(static_cast<std::size_t>(routers), -1);
+      std::vector<RouterId> q{m_topo.node_router(d)};
+      hops[static_cast<std::size_t>(q[0])] = 0;
+      for (std::size_t i = 0; i < q.size(); ++i)
+        for (PortId p = 0; p < m_topo.radix(q[i]); ++p) {
+          const PortPeer& pp = m_topo.peer(q[i], p);
+          if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)] ||
+              hops[static_cast<std::size_t>(pp.id)] >= 0)
+            continue;
+          hops[static_cast<std::size_t>(pp.id)] = hops[static_cast<std::size_t>(q[i])] + 1;
+          q.push_back(pp.id);
+        }
+      for (NodeId s : broken_sources) {
+        int n = 0;
+        const RouterId sr = m_topo.node_router(s);
+        if (!follow_tables(m_topo, m_tables, m_dead, sr, d, [&](RouterId, PortId) { ++n; }) ||
+            hops[static_cast<std::size_t>(sr)] <= 0)
+          continue;
+        const double stretch = static_cast<double>(n) / hops[static_cast<std::size_t>(sr)];
+        stretch_sum += stretch;
+        ++stretch_flows;
+        res.stretch_max = std::max(res.stretch_max, stretch);
+      }
+    }
   }
   if (const std::size_t u = undelivered_flows(); u > 0)
     return finish(false, fmt::format("{} flows still undelivered", u));
   return finish(true, "");
+}
+
+void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) {
+  const int failed_c = channel(u, up);
+  if (failed_c < 0) return;
+  const RouterId v = m_topo.peer(u, up).id;
+  auto live = [&](int c) { return c >= 0 && !m_dead[static_cast<std::size_t>(c / 2)]; };
+  auto head = [&](int c) {
+    const Link& k = m_topo.link(c / 2);
+    return (c % 2 == 0) ? static_cast<RouterId>(k.b) : k.a;
+  };
+  // The traffic that used the link: the old dependencies into and out of it.
+  std::vector<int> entry, exit;
+  for (PortId p = 0; p < m_topo.radix(u); ++p) {
+    const int c = channel(u, p);
+    if (live(c) && m_list.has_dependency(c ^ 1, failed_c)) entry.push_back(c ^ 1);
+  }
+  for (PortId p = 0; p < m_topo.radix(v); ++p) {
+    const int c = channel(v, p);
+    if (live(c) && m_list.has_dependency(failed_c, c)) exit.push_back(c);
+  }
+  std::vector<int> detour;
+  if (opt.plugin == Plugin::kMeshCentre) {
+    const auto* cube = dynamic_cast<const KAryNCube*>(&m_topo);
+    if (cube == nullptr || cube->torus() || cube->dimensions() != 2)
+      throw ConfigError("dqr: the mesh plug-in needs a 2-D mesh (mesh:KxK)");
+    const int dl = KAryNCube::dim_of(up);
+    const int o = 1 - dl;
+    const bool plus = 2 * cube->coord(u, o) <= cube->radix_of(o) - 1;  // towards the centre; + on the centre line
+    const RouterId n1 = cube->neighbour(u, o, plus);
+    const RouterId n2 = n1 == kNone ? kNone : cube->neighbour(n1, dl, KAryNCube::is_plus(up));
+    if (n2 != kNone)
+      detour = {channel(u, KAryNCube::port_of(o, plus)), channel(n1, up), channel(n2, KAryNCube::port_of(o, !plus))};
+    for (int c : detour)
+      if (!live(c)) detour.clear();
+  } else {
+    // The shortest detour u ~> v (hops, then turns to enable).
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    std::vector<double> cost(static_cast<std::size_t>(m_list.num_channels()), kInf);
+    std::vector<int> parent(cost.size(), -1);
+    using QE = std::pair<double, int>;
+    std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
+    auto turn = [&](int a, int b) {
+      if (m_list.has_dependency(a, b)) return 0.0;
+      if (m_list.legal(a, b)) return opt.legal_new;
+      return m_list.channels_to_move(a, b).has_value() ? opt.enable_cost : kInf;
+    };
+    for (PortId p = 0; p < m_topo.radix(u); ++p) {
+      const int c = channel(u, p);
+      if (!live(c) || c == failed_c) continue;
+      cost[static_cast<std::size_t>(c)] = 1;
+      pq.emplace(1.0, c);
+    }
+    int found = -1;
+    while (!pq.empty()) {
+      const auto [k, c] = pq.top();
+      pq.pop();
+      if (k > cost[static_cast<std::size_t>(c)]) continue;
+      const RouterId x = head(c);
+      if (x == v) {
+        found = c;
+        break;
+      }
+      if (x == u) continue;
+      for (PortId p = 0; p < m_topo.radix(x); ++p) {
+        const int n = channel(x, p);
+        if (!live(n) || n == (c ^ 1)) continue;
+        const double nk = k + 1.0 + turn(c, n);
+        if (nk < cost[static_cast<std::size_t>(n)]) {
+          cost[static_cast<std::size_t>(n)] = nk;
+          parent[static_cast<std::size_t>(n)] = c;
+          pq.emplace(nk, n);
+        }
+      }
+    }
+    for (int c = found; c >= 0; c = parent[static_cast<std::size_t>(c)]) detour.insert(detour.begin(), c);
+  }
+  if (detour.empty()) {
+    ++res.plugin_refused;
+    return;
+  }
+  std::vector<std::pair<int, int>> turns;
+  for (int e : entry)
+    if (e != (detour.front() ^ 1)) turns.emplace_back(e, detour.front());
+  for (std::size_t i = 0; i + 1 < detour.size(); ++i) turns.emplace_back(detour[i], detour[i + 1]);
+  for (int x : exit)
+    if (x != (detour.back() ^ 1)) turns.emplace_back(detour.back(), x);
+  if (opt.plugin_check == Check::kSingleTurn)
+    for (const auto& [a, b] : turns)
+      if (!m_list.has_dependency(a, b) && !m_list.legal(a, b) && !m_list.channels_to_move(a, b).has_value()) {
+        ++res.plugin_refused;
+        return;
+      }
+  ChannelList next = m_list;
+  std::size_t enabled = 0, moved = 0, channels_moved = 0;
+  for (const auto& [a, b] : turns) {
+    if (next.has_dependency(a, b)) continue;
+    const bool was_legal = next.legal(a, b);
+    const int t = next.enable(a, b);
+    if (t < 0) {
+      ++res.plugin_refused;
+      return;
+    }
+    ++enabled;
+    moved += !was_legal;
+    channels_moved += static_cast<std::size_t>(t);
+  }
+  m_list = std::move(next);
+  ++res.plugin_detours;
+  res.turns_enabled += enabled;
+  res.turns_moved += moved;
+  res.channels_moved += channels_moved;
 }
 
 }  // namespace ftsim::routing::dqr

@@ -18,8 +18,40 @@ namespace ftsim::routing::dqr {
 /// probability that the resulting path is deadlock free").
 enum class Check { kSingleTurn, kWholePath };
 
+/// A plug-in run before the path search (section IV-B step 2): it enables
+/// the turns of a detour around each direction of a failed link, plus the
+/// turns entering it (from channels whose traffic used the link) and leaving
+/// it (into the channels that traffic continued on), so that the search
+/// finds the detour at no enabling cost. When a plug-in cannot enable its
+/// detour, the topology-agnostic search takes over for that direction
+/// (section IV: "with some probability of success").
+enum class Plugin {
+  kNone,
+  /// Topology agnostic (sections IV-A option 1, IV-B): the shortest detour
+  /// whose turns the channel list can absorb.
+  kLocalReroute,
+  /// Mesh plug-in (section IV-C): the 3-hop detour on the side towards the
+  /// centre of the mesh ([4], section II), the same side for both directions
+  /// of the link; on the exact centre line the + side. 2-D meshes only.
+  kMeshCentre,
+};
+
+/// Where the search for a destination's broken carriers starts (section
+/// IV-A options 1 and 3).
+enum class Start {
+  /// At the broken switch next to the fault, then further upstream when no
+  /// path exists from there: local reroute.
+  kAtFault,
+  /// At the broken switches farthest upstream (the flows' sources), so that
+  /// whole paths are replaced: end-to-end reroute.
+  kAtSources,
+};
+
 struct Options {
-  Check check = Check::kWholePath;
+  Check check = Check::kWholePath;  ///< turn check of the flows' paths
+  Plugin plugin = Plugin::kNone;
+  Check plugin_check = Check::kWholePath;  ///< turn check of the plug-in's detour
+  Start start = Start::kAtFault;
   /// Cost of a turn that must be enabled (moves channels), in hops; a new
   /// but already legal turn costs `legal_new`, an existing dependency 0
   /// (section IV-B: prefer paths with fewer turns to enable, and turns
@@ -28,6 +60,17 @@ struct Options {
   double legal_new = 0.001;
 };
 
+/// The variants of section V (names from docs/reproduction/dqr.md):
+/// e2e-single, e2e-path (end-to-end, no plug-in); lr-single, lr-path,
+/// lr-path-all (local reroute plug-in: its detour checked turn by turn or as
+/// a path; the flows' paths checked turn by turn, or as paths for -all);
+/// mesh-plugin (centre rule, paths checked whole); local-search (no plug-in,
+/// search from the switch at the fault, paths checked whole). Throws
+/// ConfigError naming the allowed variants.
+Options variant_options(const std::string& name);
+/// Every variant name, in the order above.
+const std::vector<std::string>& variant_names();
+
 /// Outcome of one reconfiguration.
 struct Result {
   bool success = false;
@@ -35,10 +78,19 @@ struct Result {
   bool disconnected = false;           ///< the live links no longer connect every node (no search made)
   std::size_t flows_disconnected = 0;  ///< HCA pairs whose path crossed a failed link
   std::size_t entries_changed = 0;     ///< (switch, destination) entries rewritten
-  std::size_t turns_enabled = 0;       ///< new dependencies recorded
-  std::size_t turns_moved = 0;         ///< of those, turns that moved channels (were illegal)
-  std::size_t channels_moved = 0;      ///< the paper's T, summed over the enabled turns
-  double seconds = 0;                  ///< wall time of reconfigure()
+  /// 64-entry LFT blocks holding a rewritten entry, with the nodes' LIDs
+  /// numbered 1.. in node order (as `ftsim lft export` assigns them).
+  std::size_t blocks_changed = 0;
+  /// Rerouted flows: mean and max of new switch hops / shortest live switch
+  /// hops (1 = still minimal).
+  double stretch_mean = 0;
+  double stretch_max = 0;
+  std::size_t turns_enabled = 0;   ///< new dependencies recorded
+  std::size_t turns_moved = 0;     ///< of those, turns that moved channels (were illegal)
+  std::size_t channels_moved = 0;  ///< the paper's T, summed over the enabled turns
+  std::size_t plugin_detours = 0;  ///< link directions whose plug-in detour was enabled
+  std::size_t plugin_refused = 0;  ///< link directions where the plug-in failed (search took over)
+  double seconds = 0;              ///< wall time of reconfigure()
 };
 
 /// The subnet manager's DQR state for one fabric with destination-based
@@ -65,6 +117,10 @@ class Engine {
 
   const std::vector<std::vector<PortId>>& tables() const { return m_tables; }
   const ChannelList& channel_list() const { return m_list; }
+  /// Links marked dead so far (per link, 1 = dead).
+  const std::vector<char>& dead_links() const { return m_dead; }
+  /// Would the live links still connect every node's switch without link l?
+  bool connected_without(LinkId l) const;
   /// Channel of the link leaving router r by port p, or -1 (node port,
   /// unconnected). Channel id = 2 * link + (r == link.a ? 0 : 1).
   int channel(RouterId r, PortId p) const;
@@ -79,6 +135,14 @@ class Engine {
   std::vector<std::vector<PortId>> m_tables;
   std::vector<char> m_dead;  ///< per link
   ChannelList m_list;
+
+  struct DestState;
+  /// Routes towards node d under the current tables: per switch, does it
+  /// deliver, how far its route runs before it breaks, does d traffic pass
+  /// it, and which channels feed it. O(switches).
+  void dest_state(NodeId d, DestState& st) const;
+  /// Section IV-B step 2 for the direction u -> v of a failed link.
+  void run_plugin(RouterId u, PortId up, const Options& opt, Result& res);
 };
 
 }  // namespace ftsim::routing::dqr

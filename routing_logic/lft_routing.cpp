@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 namespace ftsim::routing {
 
 void LftRouting::on_configure() {
@@ -42,6 +45,125 @@ void LftRouting::route(const RouteQuery& q, RouteSet& out) const {
     return;
   }
   out.add(RouteCandidate{p, all_vcs(), 0, false});
+}
+
+}  // namespace ftsim::routing
+
+namespace ftsim::routing {
+
+std::vector<std::vector<PortId>> deterministic_tables(const RoutingRelation& rel) {
+  const Topology& t = rel.topology();
+  std::vector<std::vector<PortId>> out(static_cast<std::size_t>(t.num_routers()),
+                                       std::vector<PortId>(static_cast<std::size_t>(t.num_nodes()), kNone));
+  for (RouterId r = 0; r < t.num_routers(); ++r) {
+    PortId inject = kNone;  // a node port of r, if it has one
+    for (PortId p = 0; p < t.radix(r) && inject == kNone; ++p)
+      if (t.peer(r, p).kind == PortPeer::Kind::kNode) inject = p;
+    for (NodeId n = 0; n < t.num_nodes(); ++n) {
+      PacketHeader h;
+      h.src = r;
+      h.dst = n;
+      RouteQuery q;
+      q.router = r;
+      q.in_port = inject;
+      q.injected_here = true;
+      q.header = &h;
+      RouteSet set;
+      rel.route(q, set);
+      if (set.size == 0) continue;
+      for (const auto& c : set)
+        if (c.port != set.items[0].port)
+          throw ConfigError(fmt::format("routing '{}' offers more than one port at {} towards {}: it has no table form",
+                                        rel.name(), t.router_label(r), t.node_label(n)));
+      out[static_cast<std::size_t>(r)][static_cast<std::size_t>(n)] = set.items[0].port;
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
+  const auto routers = static_cast<std::size_t>(t.num_routers());
+  constexpr int kInf = std::numeric_limits<int>::max();
+  // Levels from the roots.
+  std::vector<int> level(routers, kInf);
+  std::vector<RouterId> queue;
+  for (RouterId r = 0; r < t.num_routers(); ++r) {
+    bool has_node = false;
+    for (PortId p = 0; p < t.radix(r); ++p) has_node |= t.peer(r, p).kind == PortPeer::Kind::kNode;
+    if (!has_node) queue.push_back(r);
+  }
+  if (queue.empty()) queue.push_back(0);
+  for (RouterId r : queue) level[static_cast<std::size_t>(r)] = 0;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const RouterId r = queue[i];
+    for (PortId p = 0; p < t.radix(r); ++p) {
+      const PortPeer& pp = t.peer(r, p);
+      if (pp.kind != PortPeer::Kind::kRouter || level[static_cast<std::size_t>(pp.id)] != kInf) continue;
+      level[static_cast<std::size_t>(pp.id)] = level[static_cast<std::size_t>(r)] + 1;
+      queue.push_back(pp.id);
+    }
+  }
+  auto below = [&](RouterId x, RouterId y) {  // y is down from x
+    const auto xi = static_cast<std::size_t>(x), yi = static_cast<std::size_t>(y);
+    return level[yi] != level[xi] ? level[yi] > level[xi] : y > x;
+  };
+  std::vector<RouterId> by_key(routers);
+  for (std::size_t i = 0; i < routers; ++i) by_key[i] = static_cast<RouterId>(i);
+  std::sort(by_key.begin(), by_key.end(), [&](RouterId a, RouterId b) { return below(b, a); });
+  std::vector<std::vector<PortId>> out(routers, std::vector<PortId>(static_cast<std::size_t>(t.num_nodes()), kNone));
+  std::vector<int> down(routers), any(routers);
+  std::vector<PortId> ties;
+  for (NodeId d = 0; d < t.num_nodes(); ++d) {
+    const RouterId dr = t.node_router(d);
+    std::fill(down.begin(), down.end(), kInf);
+    down[static_cast<std::size_t>(dr)] = 0;
+    std::vector<RouterId> q{dr};
+    for (std::size_t i = 0; i < q.size(); ++i)
+      for (PortId p = 0; p < t.radix(q[i]); ++p) {
+        const PortPeer& pp = t.peer(q[i], p);
+        // pp.id reaches q[i] by a down hop when q[i] is below it.
+        if (pp.kind != PortPeer::Kind::kRouter || !below(pp.id, q[i]) || down[static_cast<std::size_t>(pp.id)] != kInf)
+          continue;
+        down[static_cast<std::size_t>(pp.id)] = down[static_cast<std::size_t>(q[i])] + 1;
+        q.push_back(pp.id);
+      }
+    for (RouterId x : by_key) {  // roots first: every up neighbour is done
+      const auto xi = static_cast<std::size_t>(x);
+      auto& entry = out[xi][static_cast<std::size_t>(d)];
+      ties.clear();
+      if (x == dr) {
+        any[xi] = 0;
+        entry = t.node_port(d);
+        continue;
+      }
+      if (down[xi] != kInf) {
+        any[xi] = down[xi];
+        for (PortId p = 0; p < t.radix(x); ++p) {
+          const PortPeer& pp = t.peer(x, p);
+          if (pp.kind == PortPeer::Kind::kRouter && below(x, pp.id) &&
+              down[static_cast<std::size_t>(pp.id)] == down[xi] - 1)
+            ties.push_back(p);
+        }
+      } else {
+        int best = kInf;
+        for (PortId p = 0; p < t.radix(x); ++p) {
+          const PortPeer& pp = t.peer(x, p);
+          if (pp.kind != PortPeer::Kind::kRouter || below(x, pp.id) || any[static_cast<std::size_t>(pp.id)] == kInf)
+            continue;
+          const int a = any[static_cast<std::size_t>(pp.id)] + 1;
+          if (a < best) ties.clear();
+          if (a <= best) {
+            best = a;
+            ties.push_back(p);
+          }
+        }
+        any[xi] = best;
+      }
+      if (ties.empty()) throw ConfigError(fmt::format("updn: {} cannot reach {}", t.router_label(x), t.node_label(d)));
+      entry = ties[static_cast<std::size_t>(d) % ties.size()];  // spread destinations over equal ports
+    }
+  }
+  return out;
 }
 
 }  // namespace ftsim::routing

@@ -54,4 +54,22 @@ bool follow_tables(const Topology& topo, const std::vector<std::vector<PortId>>&
   return false;
 }
 
+/// The destination-based tables of a deterministic relation: at every
+/// switch, for every destination node, the single port it offers a packet
+/// injected there (tables[router][node], kNone when it offers none). Throws
+/// ConfigError when the relation offers more than one port somewhere (it is
+/// adaptive and has no table form).
+std::vector<std::vector<PortId>> deterministic_tables(const RoutingRelation& rel);
+
+/// Destination-based up*/down* tables for any connected topology (notes on
+/// DQR, Q11: an initial routing for fat trees and ibnet fabrics). Levels by
+/// breadth-first search from the root switches: those without attached
+/// nodes, or switch 0 when every switch has nodes. "Up" is towards a lower
+/// (level, switch id). A switch with a down-only path to the destination
+/// takes its shortest one; otherwise it goes up towards the nearest switch
+/// that has one. The result is deadlock-free on one VC (no down -> up turn)
+/// and destination-consistent. Throws ConfigError when a node cannot be
+/// reached.
+std::vector<std::vector<PortId>> updown_tables(const Topology& topo);
+
 }  // namespace ftsim::routing

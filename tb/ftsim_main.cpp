@@ -17,10 +17,12 @@
 
 #include <nlohmann/json.hpp>
 #include <thread>
+#include "routing_logic/dqr.hpp"
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/routing_trials.hpp"
 #include "tables/lft.hpp"
+#include "tb/dqr_analysis.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
@@ -299,6 +301,29 @@ int sc_main(int argc, char* argv[]) {
   conn->add_option("--out", cn_out, "JSON file to write")->required();
   conn->add_flag("--quiet", quiet, "no summary line");
 
+  ftsim::tb::DqrAnalysisOptions dq;
+  std::string dq_variants = "lr-path", dq_faults = "1..10", dq_out;
+  auto* dqr = analyze->add_subcommand(
+      "dqr",
+      "dynamic quick reconfiguration (DQR) under progressive random link faults: success probability, flows "
+      "rerouted, LFT entries and blocks changed, turns enabled, T, stretch and compute time per fault count");
+  dqr->add_option("--topology", dq.topology,
+                  "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net (default mesh:10x10)");
+  dqr->add_option("--initial", dq.initial,
+                  "initial tables: dor, updn (up*/down*) or import:DIR (OpenSM opensm-lfts.dump) (default dor)");
+  dqr->add_option("--variant", dq_variants,
+                  "comma list of e2e-single, e2e-path, lr-single, lr-path, lr-path-all, mesh-plugin, local-search, or "
+                  "all (default lr-path)");
+  dqr->add_option("--faults", dq_faults, "fault counts 1..N: each run adds up to N faults (default 1..10)");
+  dqr->add_option("--runs", dq.runs, "runs per variant (default 500, as in the paper)")->check(CLI::Range(1, 10000000));
+  dqr->add_option("--seed", dq.seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
+  dqr->add_option("--threads", dq.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  dqr->add_option("--out", dq_out, "JSON file to write")->required();
+  dqr->add_flag("--quiet", quiet, "no progress or summary");
+  dqr->add_flag("--every-single-fault", dq.every_single_fault,
+                "also fail every link alone and count the successes (the one-fault guarantee)");
+  dq.threads = an_threads;
+
   auto* lft = app.add_subcommand("lft", "InfiniBand linear forwarding tables (OpenSM dumps)");
   lft->require_subcommand(1);
   std::string lft_a, lft_b, lft_topology, lft_json;
@@ -369,6 +394,36 @@ int sc_main(int argc, char* argv[]) {
         std::cout << fmt::format("ftsim: wrote {} ({} combinations, {:.1f} s, {:.0f} combinations/s)\n", ft_out,
                                  j["combinations"].get<std::uint64_t>(), j["wall_seconds"].get<double>(),
                                  j["combinations_per_second"].get<double>());
+      return 0;
+    }
+    if (dqr->parsed()) {
+      ftsim::tb::check_output_file(dq_out, "--out");
+      const auto counts = parse_range(dq_faults, "--faults");
+      if (counts.empty() || counts.front() != 1 || counts.back() < 1)
+        throw ftsim::routing::ConfigError(fmt::format("--faults '{}': a range 1..N with N >= 1", dq_faults));
+      dq.max_faults = counts.back();
+      dq.variants.clear();
+      if (dq_variants == "all") {
+        dq.variants = ftsim::routing::dqr::variant_names();
+      } else {
+        std::stringstream ss(dq_variants);
+        for (std::string v; std::getline(ss, v, ',');) dq.variants.push_back(v);
+      }
+      dq.progress = !quiet;
+      const auto j = ftsim::tb::analyze_dqr(dq);
+      ftsim::tb::write_file_atomically(dq_out, j.dump(2) + "\n");
+      if (!quiet) {
+        for (const auto& v : j["variants"]) {
+          std::string line;
+          for (const auto& p : v["points"]) line += fmt::format(" {:.2f}", p["success_probability"].get<double>());
+          std::cout << fmt::format("{:<13} P(1..{}):{}\n", v["variant"].get<std::string>(), dq.max_faults, line);
+          if (v.contains("single_faults"))
+            std::cout << fmt::format("{:<13} single link faults reconfigured: {} of {}\n", "",
+                                     v["single_faults"]["succeeded"].get<std::size_t>(),
+                                     v["single_faults"]["links"].get<std::size_t>());
+        }
+        std::cout << fmt::format("ftsim: wrote {} ({:.1f} s)\n", dq_out, j["wall_seconds"].get<double>());
+      }
       return 0;
     }
     if (conn->parsed()) {

@@ -701,3 +701,42 @@ TEST(Cli, LftDiffOfOpenSmsRerouteAroundALinkFault) {
   EXPECT_EQ(l.code, 2) << l.output;
   fs::remove_all(dir);
 }
+
+TEST(Cli, AnalyzeDqrMeshPluginTakesEverySingleFaultOfLargeMeshes) {
+  // The paper's one-fault guarantee for the mesh plug-in (sections IV-C,
+  // VI), exhaustively on the sizes of section V beyond the unit tests'
+  // 5x5 and 10x10: 2k(k-1) links, 420 on 15x15 and 760 on 20x20, all
+  // reconfigured. One progressive run of one fault: P(1) = 1.
+  const std::string dir = tmpdir("dqr-single");
+  for (int k : {15, 20}) {
+    const std::string mesh = std::to_string(k) + "x" + std::to_string(k);
+    const std::string out = dir + "/m" + mesh + ".json";
+    const Result r =
+        run("analyze dqr --topology mesh:" + mesh +
+            " --initial dor --variant mesh-plugin --faults 1..1 --runs 1 --every-single-fault --out " + out);
+    ASSERT_EQ(r.code, 0) << r.output;
+    const auto j = nlohmann::json::parse(std::ifstream(out));
+    const auto& v = j["variants"][0];
+    EXPECT_EQ(v["single_faults"]["links"].get<int>(), 2 * k * (k - 1));
+    EXPECT_EQ(v["single_faults"]["succeeded"].get<int>(), 2 * k * (k - 1)) << v["single_faults"]["failed"].dump();
+    EXPECT_DOUBLE_EQ(v["points"][0]["success_probability"].get<double>(), 1.0);
+    EXPECT_EQ(j["flows"].get<int>(), k * k * (k * k - 1));
+  }
+}
+
+TEST(Cli, AnalyzeDqrRejectsBadInputWithExit2) {
+  const std::string dir = tmpdir("dqr-bad");
+  const Result v = run("analyze dqr --variant lr-whole --out " + dir + "/a.json");
+  EXPECT_EQ(v.code, 2) << v.output;
+  EXPECT_NE(v.output.find("unknown variant 'lr-whole'"), std::string::npos) << v.output;
+  const Result i = run("analyze dqr --initial minhop --out " + dir + "/b.json");
+  EXPECT_EQ(i.code, 2) << i.output;
+  EXPECT_NE(i.output.find("--initial 'minhop'"), std::string::npos) << i.output;
+  // DOR on a torus without VCs has a cyclic CDG: DQR refuses to start.
+  const Result t = run("analyze dqr --topology torus:4x4 --out " + dir + "/c.json");
+  EXPECT_EQ(t.code, 2) << t.output;
+  EXPECT_NE(t.output.find("not deadlock-free"), std::string::npos) << t.output;
+  const Result f = run("analyze dqr --faults 3..5 --out " + dir + "/d.json");
+  EXPECT_EQ(f.code, 2) << f.output;
+  EXPECT_NE(f.output.find("--faults"), std::string::npos) << f.output;
+}

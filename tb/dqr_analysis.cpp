@@ -1,0 +1,195 @@
+#include "tb/dqr_analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "routing_logic/dqr.hpp"
+#include "routing_logic/lft_routing.hpp"
+#include "routing_logic/routing_relation.hpp"
+#include "tables/lft.hpp"
+
+namespace ftsim::tb {
+
+namespace {
+
+namespace rt = ftsim::routing;
+
+std::vector<std::vector<rt::PortId>> initial_tables(const rt::Topology& topo, const std::string& initial) {
+  if (initial == "dor") {
+    auto dor = rt::make_routing("dor");
+    dor->configure(topo, 1);
+    return rt::deterministic_tables(*dor);
+  }
+  if (initial == "updn") return rt::updown_tables(topo);
+  if (initial.rfind("import:", 0) == 0) return tables::place(tables::LftSet::load(initial.substr(7)), topo).port;
+  throw rt::ConfigError(
+      fmt::format("--initial '{}': one of dor, updn, import:DIR (a folder with opensm-lfts.dump)", initial));
+}
+
+/// Per fault count, sums over the runs.
+struct Point {
+  int successes = 0;
+  double flows_fraction = 0, entries = 0, blocks = 0, turns = 0, moved_turns = 0, channels = 0, stretch = 0;
+  int stretch_count = 0;
+  double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0;
+  void add(const rt::dqr::Result& r, double flows) {
+    ++successes;
+    flows_fraction += static_cast<double>(r.flows_disconnected) / flows;
+    entries += static_cast<double>(r.entries_changed);
+    blocks += static_cast<double>(r.blocks_changed);
+    turns += static_cast<double>(r.turns_enabled);
+    moved_turns += static_cast<double>(r.turns_moved);
+    channels += static_cast<double>(r.channels_moved);
+    stretch += r.stretch_mean;
+    stretch_count += r.stretch_mean > 0;
+    stretch_max = std::max(stretch_max, r.stretch_max);
+    seconds += r.seconds;
+    seconds_max = std::max(seconds_max, r.seconds);
+    plugin_refused += static_cast<double>(r.plugin_refused);
+  }
+  void merge(const Point& o) {
+    successes += o.successes;
+    flows_fraction += o.flows_fraction;
+    entries += o.entries;
+    blocks += o.blocks;
+    turns += o.turns;
+    moved_turns += o.moved_turns;
+    channels += o.channels;
+    stretch += o.stretch;
+    stretch_count += o.stretch_count;
+    stretch_max = std::max(stretch_max, o.stretch_max);
+    seconds += o.seconds;
+    seconds_max = std::max(seconds_max, o.seconds_max);
+    plugin_refused += o.plugin_refused;
+  }
+};
+
+}  // namespace
+
+nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
+  if (opt.max_faults < 1) throw rt::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
+  if (opt.runs < 1) throw rt::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
+  std::vector<rt::dqr::Options> variants;
+  for (const auto& v : opt.variants) variants.push_back(rt::dqr::variant_options(v));
+  const auto topo = rt::make_topology(opt.topology);
+  const rt::dqr::Engine prototype(*topo, initial_tables(*topo, opt.initial));
+  std::vector<rt::LinkId> switch_links;
+  for (rt::LinkId l = 0; l < topo->num_links(); ++l)
+    if (!topo->link(l).b_is_node) switch_links.push_back(l);
+  const double flows = static_cast<double>(topo->num_nodes()) * (topo->num_nodes() - 1);
+  const auto wall0 = std::chrono::steady_clock::now();
+
+  nlohmann::json out;
+  out["topology"] = topo->spec();
+  out["initial"] = opt.initial;
+  out["runs"] = opt.runs;
+  out["seed"] = opt.seed;
+  out["max_faults"] = opt.max_faults;
+  out["flows"] = static_cast<std::uint64_t>(flows);
+  out["links"] = switch_links.size();
+  out["variants"] = nlohmann::json::array();
+  const int threads = std::max(1, std::min(opt.threads, opt.runs));
+  for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+    std::vector<Point> total(static_cast<std::size_t>(opt.max_faults));
+    std::mutex mu;
+    std::atomic<int> next_run{0}, done{0};
+    auto last_report = std::chrono::steady_clock::now();
+    auto worker = [&] {
+      std::vector<Point> mine(total.size());
+      for (int run = next_run++; run < opt.runs; run = next_run++) {
+        std::seed_seq seq{static_cast<std::uint32_t>(opt.seed), static_cast<std::uint32_t>(opt.seed >> 32),
+                          static_cast<std::uint32_t>(run)};
+        std::mt19937_64 rng(seq);
+        rt::dqr::Engine eng = prototype;
+        for (int f = 0; f < opt.max_faults; ++f) {
+          std::vector<rt::LinkId> live;
+          for (rt::LinkId l : switch_links)
+            if (!eng.dead_links()[static_cast<std::size_t>(l)]) live.push_back(l);
+          rt::LinkId pick = rt::kNone;
+          while (!live.empty() && pick == rt::kNone) {
+            std::uniform_int_distribution<std::size_t> u(0, live.size() - 1);
+            const std::size_t i = u(rng);
+            if (eng.connected_without(live[i])) {
+              pick = live[i];
+            } else {
+              live[i] = live.back();
+              live.pop_back();
+            }
+          }
+          if (pick == rt::kNone) break;
+          const auto r = eng.reconfigure({pick}, variants[vi]);
+          if (!r.success) break;
+          mine[static_cast<std::size_t>(f)].add(r, flows);
+        }
+        const int d = ++done;
+        if (opt.progress) {
+          std::lock_guard<std::mutex> lock(mu);
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last_report > std::chrono::seconds(2) || d == opt.runs) {
+            last_report = now;
+            std::cerr << fmt::format("ftsim: dqr {} [{}/{}]: {}/{} runs, {:.0f} s\n", opt.variants[vi], vi + 1,
+                                     variants.size(), d, opt.runs, std::chrono::duration<double>(now - wall0).count());
+          }
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      for (std::size_t i = 0; i < total.size(); ++i) total[i].merge(mine[i]);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    nlohmann::json v;
+    v["variant"] = opt.variants[vi];
+    v["points"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < total.size(); ++i) {
+      const Point& p = total[i];
+      const double k = std::max(1, p.successes);
+      v["points"].push_back({{"faults", i + 1},
+                             {"successes", p.successes},
+                             {"success_probability", p.successes / static_cast<double>(opt.runs)},
+                             {"flows_rerouted_fraction", p.flows_fraction / k},
+                             {"entries_changed", p.entries / k},
+                             {"blocks_changed", p.blocks / k},
+                             {"turns_enabled", p.turns / k},
+                             {"turns_moved", p.moved_turns / k},
+                             {"channels_moved", p.channels / k},
+                             {"stretch_mean", p.stretch / std::max(1, p.stretch_count)},
+                             {"stretch_max", p.stretch_max},
+                             {"seconds_mean", p.seconds / k},
+                             {"seconds_max", p.seconds_max},
+                             {"plugin_refused", p.plugin_refused / k}});
+    }
+    if (opt.every_single_fault) {
+      std::atomic<std::size_t> next{0};
+      std::vector<char> ok(switch_links.size(), 0);
+      auto single = [&] {
+        for (std::size_t i = next++; i < switch_links.size(); i = next++) {
+          rt::dqr::Engine eng = prototype;
+          ok[i] = eng.reconfigure({switch_links[i]}, variants[vi]).success;
+        }
+      };
+      pool.clear();
+      for (int t = 0; t < std::max(1, opt.threads); ++t) pool.emplace_back(single);
+      for (auto& t : pool) t.join();
+      nlohmann::json failed = nlohmann::json::array();
+      std::size_t succeeded = 0;
+      for (std::size_t i = 0; i < ok.size(); ++i) {
+        succeeded += ok[i];
+        if (!ok[i] && failed.size() < 50) failed.push_back(topo->link_label(switch_links[i]));
+      }
+      v["single_faults"] = {{"links", switch_links.size()}, {"succeeded", succeeded}, {"failed", failed}};
+    }
+    out["variants"].push_back(v);
+  }
+  out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
+}
+
+}  // namespace ftsim::tb
