@@ -21,7 +21,10 @@ namespace {
 
 namespace rt = ftsim::routing;
 
-std::vector<std::vector<rt::PortId>> initial_tables(const rt::Topology& topo, const std::string& initial) {
+}  // namespace
+
+std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topology& topo, const std::string& initial) {
+  namespace rt = ftsim::routing;
   if (initial == "dor") {
     auto dor = rt::make_routing("dor");
     dor->configure(topo, 1);
@@ -32,6 +35,8 @@ std::vector<std::vector<rt::PortId>> initial_tables(const rt::Topology& topo, co
   throw rt::ConfigError(
       fmt::format("--initial '{}': one of dor, updn, import:DIR (a folder with opensm-lfts.dump)", initial));
 }
+
+namespace {
 
 /// Per fault count, sums over the runs.
 struct Point {
@@ -79,7 +84,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   std::vector<rt::dqr::Options> variants;
   for (const auto& v : opt.variants) variants.push_back(rt::dqr::variant_options(v));
   const auto topo = rt::make_topology(opt.topology);
-  const rt::dqr::Engine prototype(*topo, initial_tables(*topo, opt.initial));
+  const rt::dqr::Engine prototype(*topo, dqr_initial_tables(*topo, opt.initial));
   std::vector<rt::LinkId> switch_links;
   for (rt::LinkId l = 0; l < topo->num_links(); ++l)
     if (!topo->link(l).b_is_node) switch_links.push_back(l);

@@ -9,7 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "routing_logic/topology.hpp"
+
 namespace ftsim::tb {
+
+/// Initial destination-based tables ([router][node] = port) for DQR: "dor"
+/// (a deterministic relation's tables), "updn" (routing::updown_tables) or
+/// "import:DIR" (OpenSM's opensm-lfts.dump placed on the topology). Throws
+/// ConfigError naming the allowed values.
+std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topology& topo, const std::string& initial);
 
 struct DqrAnalysisOptions {
   std::string topology = "mesh:10x10";

@@ -158,9 +158,9 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
-  check_map(
-      c, root, "",
-      {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr", "ddrc"});
+  check_map(c, root, "",
+            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr",
+             "ddrc", "dqr"});
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
   bool injection_set = false;
@@ -363,6 +363,35 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (dd["distribution_cycles"])
       d.distribution_cycles =
           get_num<std::int64_t>(c, dd["distribution_cycles"], "ddrc.distribution_cycles", 0, std::int64_t{1} << 40);
+  }
+  if (const YAML::Node dq = root["dqr"]) {
+    check_map(c, dq, "dqr",
+              {"enabled", "initial", "variant", "replay_tables", "notification_cycles", "computation_cycles",
+               "distribution", "distribution_cycles", "block_cycles", "order"});
+    auto& d = cfg.dqr;
+    if (dq["enabled"]) d.enabled = get_bool(c, dq["enabled"], "dqr.enabled");
+    if (dq["initial"]) d.initial = get_str(c, dq["initial"], "dqr.initial");
+    if (dq["variant"]) d.variant = get_str(c, dq["variant"], "dqr.variant");
+    if (dq["replay_tables"]) d.replay_tables = get_str(c, dq["replay_tables"], "dqr.replay_tables");
+    constexpr std::int64_t kMax = std::int64_t{1} << 40;
+    if (dq["notification_cycles"])
+      d.notification_cycles = get_num<std::int64_t>(c, dq["notification_cycles"], "dqr.notification_cycles", 0, kMax);
+    if (dq["computation_cycles"])
+      d.computation_cycles = get_num<std::int64_t>(c, dq["computation_cycles"], "dqr.computation_cycles", 0, kMax);
+    if (dq["distribution_cycles"])
+      d.distribution_cycles = get_num<std::int64_t>(c, dq["distribution_cycles"], "dqr.distribution_cycles", 0, kMax);
+    if (dq["block_cycles"]) d.block_cycles = get_num<std::int64_t>(c, dq["block_cycles"], "dqr.block_cycles", 1, kMax);
+    if (dq["distribution"]) {
+      d.distribution = get_str(c, dq["distribution"], "dqr.distribution");
+      if (d.distribution != "atomic" && d.distribution != "sequential")
+        throw ConfigError(
+            fmt::format("{} = '{}' is not one of atomic, sequential", c.key("dqr.distribution"), d.distribution));
+    }
+    if (dq["order"]) {
+      d.order = get_str(c, dq["order"], "dqr.order");
+      if (d.order != "downstream-first" && d.order != "random")
+        throw ConfigError(fmt::format("{} = '{}' is not one of downstream-first, random", c.key("dqr.order"), d.order));
+    }
   }
 
   if (!injection_set) cfg.router.injection = default_injection_policy(cfg.routing);

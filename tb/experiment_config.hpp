@@ -90,6 +90,25 @@ struct DdrcSpec {
   std::int64_t distribution_cycles = 58593;
 };
 
+/// DQR's live transition (dynamic-quick-reconfiguration.txt sections I, VI):
+/// with routing `lft`, the subnet manager reconfigures the switches' tables
+/// with DQR after each detected link fault while traffic flows.
+struct DqrSpec {
+  bool enabled = false;
+  std::string initial = "dor";      ///< dor | updn | import:DIR (opensm-lfts.dump)
+  std::string variant = "lr-path";  ///< routing::dqr::variant_names()
+  /// When set, the SM does not run DQR: after the first fault it writes
+  /// these tables (an opensm-lfts.dump folder, e.g. OpenSM's own reroute),
+  /// changed entries only: replays another SM's answer on the same model.
+  std::string replay_tables;
+  std::int64_t notification_cycles = 100;
+  std::int64_t computation_cycles = 0;
+  std::string distribution = "atomic";     ///< atomic | sequential
+  std::int64_t distribution_cycles = 0;    ///< atomic: computation end -> the write
+  std::int64_t block_cycles = 100;         ///< sequential: cycles per 64-entry block
+  std::string order = "downstream-first";  ///< sequential: downstream-first | random
+};
+
 struct ExperimentConfig {
   std::string topology = "mesh:8x8";
   std::string routing = "dor";
@@ -100,6 +119,7 @@ struct ExperimentConfig {
   ImmunetSpec immunet;
   DlrSpec dlr;
   DdrcSpec ddrc;
+  DqrSpec dqr;
   YAML::Node source;  ///< the document after --set overrides, for the record
 };
 

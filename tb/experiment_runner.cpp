@@ -350,14 +350,29 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = bypassed.size();
   if (net.subnet_manager) {
     const auto& sm = *net.subnet_manager;
-    j["ddrc"] = {{"notifications", sm.notifications()},
-                 {"table_updates", sm.update_cycles().size()},
-                 {"update_cycles", sm.update_cycles()},
-                 {"table_writes", sm.table_writes()},
-                 {"management_transactions", net.management->transactions()},
-                 {"notification_cycles", cfg.ddrc.notification_cycles},
-                 {"computation_cycles", cfg.ddrc.computation_cycles},
-                 {"distribution_cycles", cfg.ddrc.distribution_cycles}};
+    if (cfg.dqr.enabled) {
+      j["dqr"] = {{"notifications", sm.notifications()},
+                  {"reconfigurations", sm.computed_cycles().size()},
+                  {"computed_cycles", sm.computed_cycles()},
+                  {"update_cycles", sm.update_cycles()},
+                  {"table_writes", sm.table_writes()},
+                  {"blocks_written", sm.blocks_written()},
+                  {"failures", sm.failures()},
+                  {"variant", cfg.dqr.variant},
+                  {"initial", cfg.dqr.initial},
+                  {"distribution", cfg.dqr.distribution},
+                  {"order", cfg.dqr.order},
+                  {"block_cycles", cfg.dqr.block_cycles},
+                  {"management_transactions", net.management->transactions()}};
+    } else
+      j["ddrc"] = {{"notifications", sm.notifications()},
+                   {"table_updates", sm.update_cycles().size()},
+                   {"update_cycles", sm.update_cycles()},
+                   {"table_writes", sm.table_writes()},
+                   {"management_transactions", net.management->transactions()},
+                   {"notification_cycles", cfg.ddrc.notification_cycles},
+                   {"computation_cycles", cfg.ddrc.computation_cycles},
+                   {"distribution_cycles", cfg.ddrc.distribution_cycles}};
   }
   j["latency_cycles"] = percentiles(s.latencies);
   j["network_latency_cycles"] = percentiles(s.network_latencies);

@@ -1,5 +1,8 @@
 #include "tb/network.hpp"
 
+#include "routing_logic/dqr.hpp"
+#include "tb/dqr_analysis.hpp"
+
 #include <algorithm>
 #include <fstream>
 
@@ -7,6 +10,7 @@
 
 #include <cctype>
 
+#include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/updown.hpp"
@@ -211,9 +215,71 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
         tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
       }
     }
-    subnet_manager = std::make_unique<hw::SubnetManager>("subnet_manager", *tree, *management, clk.period(),
+    hw::Distribution dist;
+    dist.distribution_cycles = cfg.ddrc.distribution_cycles;
+    hw::TableEngine engine = [tree](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>&,
+                                    hw::NodeTables& out, std::string&) {
+      routing::FaultSet fs;
+      fs.links.assign(faulty.begin(), faulty.end());
+      out = routing::ddrc_tables(*tree, fs);
+      return true;
+    };
+    subnet_manager = std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(),
                                                          cfg.ddrc.notification_cycles, cfg.ddrc.computation_cycles,
-                                                         cfg.ddrc.distribution_cycles, std::move(tables));
+                                                         dist, std::move(tables), std::move(engine));
+  }
+  if (cfg.dqr.enabled) {
+    if (cfg.ddrc.enabled) throw ConfigError("dqr.enabled and ddrc.enabled: choose one subnet manager");
+    if (cfg.routing != "lft")
+      throw ConfigError(
+          fmt::format("dqr.enabled needs routing 'lft' (the switches route by their tables); got '{}'", cfg.routing));
+    const auto options = routing::dqr::variant_options(cfg.dqr.variant);
+    auto tables = dqr_initial_tables(t, cfg.dqr.initial);
+    auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
+    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+      auto& table = routers[r].forwarding_table();
+      table.resize(t.num_nodes(), t.radix(r));
+      for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
+        table.set(d, tables[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)]);
+    }
+    hw::Distribution dist;
+    dist.mode =
+        cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential : hw::Distribution::Mode::kAtomic;
+    dist.order =
+        cfg.dqr.order == "random" ? hw::Distribution::Order::kRandom : hw::Distribution::Order::kDownstreamFirst;
+    dist.distribution_cycles = cfg.dqr.distribution_cycles;
+    dist.block_cycles = cfg.dqr.block_cycles;
+    dist.seed = cfg.sim.seed;
+    hw::TableEngine engine;
+    if (!cfg.dqr.replay_tables.empty()) {
+      auto replay = std::make_shared<hw::NodeTables>(dqr_initial_tables(t, "import:" + cfg.dqr.replay_tables));
+      engine = [replay](const std::set<routing::LinkId>&, const std::vector<routing::LinkId>&, hw::NodeTables& out,
+                        std::string&) {
+        out = *replay;
+        return true;
+      };
+    } else
+      engine = [dqr_engine, options](const std::set<routing::LinkId>& faulty,
+                                     const std::vector<routing::LinkId>& changed, hw::NodeTables& out,
+                                     std::string& why) {
+        std::vector<routing::LinkId> failed;
+        for (routing::LinkId l : changed)
+          if (faulty.count(l) != 0U && !dqr_engine->dead_links()[static_cast<std::size_t>(l)]) failed.push_back(l);
+        if (failed.empty()) {
+          why = "a link came back: DQR keeps its tables (repair is not part of the paper)";
+          return false;
+        }
+        const auto r = dqr_engine->reconfigure(failed, options);
+        if (!r.success) {
+          why = r.failure;
+          return false;
+        }
+        out = dqr_engine->tables();
+        return true;
+      };
+    subnet_manager =
+        std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.dqr.notification_cycles,
+                                            cfg.dqr.computation_cycles, dist, std::move(tables), std::move(engine));
   }
 }
 
