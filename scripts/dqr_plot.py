@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot `ftsim analyze dqr` results in the style of the DQR paper's section V.
+"""Plot `ftsim analyze dqr` results with gnuplot, in the style of the DQR paper's section V.
 
 Usage: scripts/dqr_plot.py [--metric NAME] [--variants V,V] --out FILE.png RESULT.json [RESULT.json ...]
 
@@ -9,11 +9,8 @@ success_probability) against the number of link faults. With several files
 """
 import argparse
 import json
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import os
+import subprocess
 
 LABELS = {
     "success_probability": "P(connected, deadlock-free)",
@@ -33,33 +30,40 @@ def main():
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     keep = set(v for v in a.variants.split(",") if v)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    markers = "os^vDx+*<>"
-    line = 0
-    for f in a.files:
-        with open(f) as fh:
-            j = json.load(fh)
-        for v in j["variants"]:
-            if keep and v["variant"] not in keep:
-                continue
-            pts = v["points"]
-            if a.metric != "success_probability":
-                pts = [p for p in pts if p["successes"] > 0]  # means over successful reconfigurations only
-            xs = [p["faults"] for p in pts]
-            ys = [p[a.metric] * (100.0 if a.metric == "flows_rerouted_fraction" else 1.0) for p in pts]
-            label = v["variant"] if len(a.files) == 1 else f'{j["topology"]} {v["variant"]}'
-            ax.plot(xs, ys, marker=markers[line % len(markers)], markersize=4, label=label)
-            line += 1
-    ax.set_xlabel("link faults (added one by one, reconfigured after each)")
-    ax.set_ylabel(LABELS.get(a.metric, a.metric))
-    if a.metric == "success_probability":
-        ax.set_ylim(-0.02, 1.02)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    runs = j.get("runs", "?")
-    ax.set_title(a.title or f"DQR, {runs} runs per point")
-    fig.tight_layout()
-    fig.savefig(a.out, dpi=110)
+    dat = os.path.splitext(a.out)[0] + ".dat"
+    series = []
+    runs = "?"
+    with open(dat, "w") as out:
+        for f in a.files:
+            with open(f) as fh:
+                j = json.load(fh)
+            runs = j.get("runs", runs)
+            for v in j["variants"]:
+                if keep and v["variant"] not in keep:
+                    continue
+                pts = v["points"]
+                if a.metric != "success_probability":
+                    pts = [p for p in pts if p["successes"] > 0]  # means over successful reconfigurations
+                scale = 100.0 if a.metric == "flows_rerouted_fraction" else 1.0
+                label = v["variant"] if len(a.files) == 1 else f'{j["topology"]} {v["variant"]}'
+                out.write(f"# {label}\n")
+                for p in pts:
+                    out.write(f'{p["faults"]} {p[a.metric] * scale:.6g}\n')
+                out.write("\n\n")
+                series.append(label)
+    plots = ", ".join(
+        f"'{dat}' index {i} using 1:2 with linespoints pt {i % 12 + 1} ps 0.8 title '{t}'" for i, t in enumerate(series))
+    script = f"""set terminal pngcairo size 800,520 font ',10'
+set output '{a.out}'
+set title '{a.title or f"DQR, {runs} runs per point"}'
+set xlabel 'link faults (added one by one, reconfigured after each)'
+set ylabel '{LABELS.get(a.metric, a.metric)}'
+set grid
+set key top right
+{"set yrange [-0.02:1.02]" if a.metric == "success_probability" else ""}
+plot {plots}
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
     print(f"wrote {a.out}")
 
 
