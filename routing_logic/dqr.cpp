@@ -171,26 +171,43 @@ std::size_t Engine::undelivered_flows() const {
   return n;
 }
 
-bool Engine::connected_without(LinkId l) const {
-  std::vector<char> seen(static_cast<std::size_t>(m_topo.num_routers()), 0);
-  std::vector<RouterId> stack{m_topo.node_router(0)};
-  seen[static_cast<std::size_t>(stack[0])] = 1;
-  while (!stack.empty()) {
-    const RouterId r = stack.back();
-    stack.pop_back();
-    for (PortId p = 0; p < m_topo.radix(r); ++p) {
-      const PortPeer& pp = m_topo.peer(r, p);
-      if (pp.kind != PortPeer::Kind::kRouter || pp.link == l || m_dead[static_cast<std::size_t>(pp.link)] ||
-          seen[static_cast<std::size_t>(pp.id)])
+RouterId Engine::channel_head(int c) const {
+  const Link& k = m_topo.link(c / 2);
+  return (c % 2 == 0) ? static_cast<RouterId>(k.b) : k.a;
+}
+
+RouterId Engine::channel_tail(int c) const {
+  const Link& k = m_topo.link(c / 2);
+  return (c % 2 == 0) ? k.a : static_cast<RouterId>(k.b);
+}
+
+PortId Engine::channel_port(int c) const {
+  const Link& k = m_topo.link(c / 2);
+  return (c % 2 == 0) ? k.a_port : k.b_port;
+}
+
+std::vector<int> Engine::live_hops(RouterId root, LinkId without) const {
+  std::vector<int> hops(static_cast<std::size_t>(m_topo.num_routers()), -1);
+  std::vector<RouterId> q{root};
+  hops[static_cast<std::size_t>(root)] = 0;
+  for (std::size_t i = 0; i < q.size(); ++i)
+    for (PortId p = 0; p < m_topo.radix(q[i]); ++p) {
+      const PortPeer& pp = m_topo.peer(q[i], p);
+      if (pp.kind != PortPeer::Kind::kRouter || pp.link == without || m_dead[static_cast<std::size_t>(pp.link)] ||
+          hops[static_cast<std::size_t>(pp.id)] >= 0)
         continue;
-      seen[static_cast<std::size_t>(pp.id)] = 1;
-      stack.push_back(pp.id);
+      hops[static_cast<std::size_t>(pp.id)] = hops[static_cast<std::size_t>(q[i])] + 1;
+      q.push_back(pp.id);
     }
-  }
+  return hops;
+}
+
+bool Engine::connected_without(LinkId l) const {
+  const std::vector<int> hops = live_hops(m_topo.node_router(0), l);
   for (NodeId n = 0; n < m_topo.num_nodes(); ++n) {
     const RouterId r = m_topo.node_router(n);
     const LinkId nl = m_topo.peer(r, m_topo.node_port(n)).link;
-    if (!seen[static_cast<std::size_t>(r)] || (nl != kNone && (nl == l || m_dead[static_cast<std::size_t>(nl)])))
+    if (hops[static_cast<std::size_t>(r)] < 0 || (nl != kNone && (nl == l || m_dead[static_cast<std::size_t>(nl)])))
       return false;
   }
   return true;
@@ -255,18 +272,8 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   }
   const int routers = m_topo.num_routers();
   const int channels = m_list.num_channels();
-  auto head = [&](int c) {
-    const Link& k = m_topo.link(c / 2);
-    return (c % 2 == 0) ? static_cast<RouterId>(k.b) : k.a;
-  };
-  auto tail = [&](int c) {
-    const Link& k = m_topo.link(c / 2);
-    return (c % 2 == 0) ? k.a : static_cast<RouterId>(k.b);
-  };
-  auto port_of = [&](int c) {
-    const Link& k = m_topo.link(c / 2);
-    return (c % 2 == 0) ? k.a_port : k.b_port;
-  };
+  auto head = [this](int c) { return channel_head(c); };
+  auto tail = [this](int c) { return channel_tail(c); };
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
   if (opt.plugin != Plugin::kNone)
@@ -449,24 +456,13 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         res.channels_moved += static_cast<std::size_t>(t);
       }
       for (int k = best_end; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
-        m_tables[static_cast<std::size_t>(tail(k))][static_cast<std::size_t>(d)] = port_of(k);
+        m_tables[static_cast<std::size_t>(tail(k))][static_cast<std::size_t>(d)] = channel_port(k);
       if (best_merge_channel < 0)
         m_tables[static_cast<std::size_t>(head(best_end))][static_cast<std::size_t>(d)] = m_topo.node_port(d);
     }
     // Stretch of the rerouted flows: new hops over the shortest live hops.
     if (!broken_sources.empty()) {
-      std::vector<int> hops(static_cast<std::size_t>(routers), -1);
-      std::vector<RouterId> q{m_topo.node_router(d)};
-      hops[static_cast<std::size_t>(q[0])] = 0;
-      for (std::size_t i = 0; i < q.size(); ++i)
-        for (PortId p = 0; p < m_topo.radix(q[i]); ++p) {
-          const PortPeer& pp = m_topo.peer(q[i], p);
-          if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)] ||
-              hops[static_cast<std::size_t>(pp.id)] >= 0)
-            continue;
-          hops[static_cast<std::size_t>(pp.id)] = hops[static_cast<std::size_t>(q[i])] + 1;
-          q.push_back(pp.id);
-        }
+      const std::vector<int> hops = live_hops(m_topo.node_router(d), kNone);
       for (NodeId s : broken_sources) {
         int n = 0;
         const RouterId sr = m_topo.node_router(s);
@@ -490,10 +486,7 @@ void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) 
   if (failed_c < 0) return;
   const RouterId v = m_topo.peer(u, up).id;
   auto live = [&](int c) { return c >= 0 && !m_dead[static_cast<std::size_t>(c / 2)]; };
-  auto head = [&](int c) {
-    const Link& k = m_topo.link(c / 2);
-    return (c % 2 == 0) ? static_cast<RouterId>(k.b) : k.a;
-  };
+  auto head = [this](int c) { return channel_head(c); };
   // The traffic that used the link: the old dependencies into and out of it.
   std::vector<int> entry, exit;
   for (PortId p = 0; p < m_topo.radix(u); ++p) {

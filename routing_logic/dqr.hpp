@@ -136,6 +136,15 @@ class Engine {
   std::vector<char> m_dead;  ///< per link
   ChannelList m_list;
 
+  /// Ends of channel c: the switch it enters, the switch it leaves, and
+  /// the port it leaves by.
+  RouterId channel_head(int c) const;
+  RouterId channel_tail(int c) const;
+  PortId channel_port(int c) const;
+  /// Switch hops from `root` to every switch over live links other than
+  /// `without` (-1: unreachable). Breadth-first, O(switches + links).
+  std::vector<int> live_hops(RouterId root, LinkId without) const;
+
   struct DestState;
   /// Routes towards node d under the current tables: per switch, does it
   /// deliver, how far its route runs before it breaks, does d traffic pass

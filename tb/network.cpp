@@ -207,14 +207,10 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     routing::UpDownDeterministicRouting boot;
     boot.configure(t, 1);
     std::vector<std::vector<std::int32_t>> tables(static_cast<std::size_t>(t.num_routers()));
-    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-      auto& table = routers[r].forwarding_table();
-      table.resize(t.num_nodes(), t.radix(r));
-      for (routing::NodeId d = 0; d < t.num_nodes(); ++d) {
-        table.set(d, boot.default_port(r, d));
+    for (routing::RouterId r = 0; r < t.num_routers(); ++r)
+      for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
         tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
-      }
-    }
+    load_forwarding_tables(tables);
     hw::Distribution dist;
     dist.distribution_cycles = cfg.ddrc.distribution_cycles;
     hw::TableEngine engine = [tree](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>&,
@@ -236,12 +232,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
     const auto options = routing::dqr::variant_options(cfg.dqr.variant);
     auto tables = dqr_initial_tables(t, cfg.dqr.initial);
     auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
-    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-      auto& table = routers[r].forwarding_table();
-      table.resize(t.num_nodes(), t.radix(r));
-      for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
-        table.set(d, tables[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)]);
-    }
+    load_forwarding_tables(tables);
     hw::Distribution dist;
     dist.mode =
         cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential : hw::Distribution::Mode::kAtomic;
@@ -284,6 +275,15 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
 }
 
 Network::~Network() = default;
+
+void Network::load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables) {
+  for (routing::RouterId r = 0; r < m_topo->num_routers(); ++r) {
+    auto& table = routers[r].forwarding_table();
+    table.resize(m_topo->num_nodes(), m_topo->radix(r));
+    for (routing::NodeId d = 0; d < m_topo->num_nodes(); ++d)
+      table.set(d, tables[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)]);
+  }
+}
 
 std::pair<hw::LinkDirection*, hw::LinkDirection*> Network::port_directions(routing::RouterId r, routing::PortId p) {
   const routing::Link& lk = m_topo->link(m_topo->peer(r, p).link);

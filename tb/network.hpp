@@ -109,6 +109,9 @@ class Network : public sc_core::sc_module {
   /// Throws ConfigError (exit 2) with the estimate when the network would
   /// need more than 90% of the memory available (MemAvailable).
   static void check_memory(const routing::Topology& t, const ExperimentConfig& cfg);
+  /// Writes destination-based tables ([router][node] = port) into every
+  /// router's forwarding table (the boot tables of a subnet manager).
+  void load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables);
   /// Directions of the router-router link on port p of r: {into r, out of r}.
   std::pair<hw::LinkDirection*, hw::LinkDirection*> port_directions(routing::RouterId r, routing::PortId p);
 
