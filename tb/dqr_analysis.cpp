@@ -59,21 +59,6 @@ struct Point {
     seconds_max = std::max(seconds_max, r.seconds);
     plugin_refused += static_cast<double>(r.plugin_refused);
   }
-  void merge(const Point& o) {
-    successes += o.successes;
-    flows_fraction += o.flows_fraction;
-    entries += o.entries;
-    blocks += o.blocks;
-    turns += o.turns;
-    moved_turns += o.moved_turns;
-    channels += o.channels;
-    stretch += o.stretch;
-    stretch_count += o.stretch_count;
-    stretch_max = std::max(stretch_max, o.stretch_max);
-    seconds += o.seconds;
-    seconds_max = std::max(seconds_max, o.seconds_max);
-    plugin_refused += o.plugin_refused;
-  }
 };
 
 }  // namespace
@@ -106,8 +91,10 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     std::mutex mu;
     std::atomic<int> next_run{0}, done{0};
     auto last_report = std::chrono::steady_clock::now();
+    // Each run's successful reconfigurations, summed in run order after
+    // the workers finish, so the figures do not depend on the thread count.
+    std::vector<std::vector<rt::dqr::Result>> per_run(static_cast<std::size_t>(opt.runs));
     auto worker = [&] {
-      std::vector<Point> mine(total.size());
       for (int run = next_run++; run < opt.runs; run = next_run++) {
         std::seed_seq seq{static_cast<std::uint32_t>(opt.seed), static_cast<std::uint32_t>(opt.seed >> 32),
                           static_cast<std::uint32_t>(run)};
@@ -131,7 +118,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
           if (pick == rt::kNone) break;
           const auto r = eng.reconfigure({pick}, variants[vi]);
           if (!r.success) break;
-          mine[static_cast<std::size_t>(f)].add(r, flows);
+          per_run[static_cast<std::size_t>(run)].push_back(r);
         }
         const int d = ++done;
         if (opt.progress) {
@@ -144,12 +131,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
           }
         }
       }
-      std::lock_guard<std::mutex> lock(mu);
-      for (std::size_t i = 0; i < total.size(); ++i) total[i].merge(mine[i]);
     };
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
+    for (const auto& results : per_run)
+      for (std::size_t f = 0; f < results.size(); ++f) total[f].add(results[f], flows);
     nlohmann::json v;
     v["variant"] = opt.variants[vi];
     v["points"] = nlohmann::json::array();
