@@ -38,7 +38,7 @@ def main():
             if r['exit_code'] != '0':
                 continue
             data[(r['topology'], r['traffic.load'], m, int(r['faults.random_links']))].append(
-                (float(r['accepted_load']), int(r['deadlock'])))
+                (float(r['accepted_load']), int(r['deadlock'] in ('1', 'true', 'True'))))
     for topo in sorted({k[0] for k in data}, reverse=True):
         faults = sorted({k[3] for k in data if k[0] == topo})
         print(f'\n{topo}\n\n| load | mechanism | ' + ' | '.join(str(f) for f in faults) + ' |')

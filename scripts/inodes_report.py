@@ -93,7 +93,7 @@ def main():
                 bad += 1
                 continue
             key = (r.get('routing', 'duato (BG/L planes)'), int(r['faults.random_links']), r['faults.random_seed'])
-            val = (float(r['accepted_flits_per_cycle']), int(r['deadlock']))
+            val = (float(r['accepted_flits_per_cycle']), int(r['deadlock'] in ('1', 'true', 'True')))
             best[key] = max(best.get(key, val), val)
         agg = defaultdict(list)
         for (rt, f, _), v in best.items():

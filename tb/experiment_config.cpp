@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "routing_logic/types.hpp"
+#include "tb/cli_text.hpp"
 #include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
@@ -87,7 +88,20 @@ T get_num(const Ctx& c, const YAML::Node& n, const std::string& key, T lo, T hi,
     if (!n.IsScalar()) throw YAML::BadConversion(n.Mark());
     v = n.as<T>();
   } catch (const YAML::Exception&) {
-    throw ConfigError(fmt::format("{} = '{}' is not a number; allowed {}", c.key(key), scalar_text(n), allowed));
+    // An integer written in floating-point notation ("1e4", "2.0") is taken
+    // when it is exact.
+    bool exact = false;
+    if constexpr (std::is_integral_v<T>) {
+      double d = 0;
+      if (n.IsScalar() && YAML::convert<double>::decode(n, d) && std::isfinite(d) && d == std::floor(d) &&
+          d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && std::fabs(d) < 9.0e15) {
+        v = static_cast<T>(d);
+        exact = true;
+      }
+    }
+    if (!exact)
+      throw ConfigError(fmt::format("{} = '{}' is not {}; allowed {}", c.key(key), scalar_text(n),
+                                    std::is_integral_v<T> ? "an integer" : "a number", allowed));
   }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::isfinite(v))
@@ -121,7 +135,10 @@ void check_map(const Ctx& c, const YAML::Node& n, const std::string& where, cons
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       const std::string full = where.empty() ? k : where + "." + k;
-      throw ConfigError(fmt::format("{}: unknown key '{}'; allowed here: {}", c.origin, full, list));
+      const YAML::Mark m = kv.first.Mark();
+      const std::string line = m.line >= 0 ? fmt::format(" (line {})", m.line + 1) : std::string(" (from --set)");
+      throw ConfigError(fmt::format("{}: unknown key '{}'{}{}; allowed here: {}", c.origin, full, line,
+                                    did_you_mean(k, {allowed.begin(), allowed.end()}), list));
     }
   }
 }
@@ -147,7 +164,7 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
   if (kinds != 1)
     throw ConfigError(fmt::format("{}: a fault names exactly one of link, link_id, switch, node", c.key(where)));
   if (n["at"]) f.at = get_num<std::int64_t>(c, n["at"], where + ".at", 0, std::int64_t{1} << 50);
-  if (n["repair"]) {
+  if (n["repair"] && !n["repair"].IsNull()) {  // null: permanent (as stats.json writes it)
     f.repair = get_num<std::int64_t>(c, n["repair"], where + ".repair", 0, std::int64_t{1} << 50);
     if (f.repair <= f.at)
       throw ConfigError(fmt::format("{}.repair = {} must be later than at = {}", c.key(where), f.repair, f.at));
@@ -247,7 +264,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     }
     if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
     if (t["packet_flits_long"])
-      s.packet_flits_long = get_num<int>(c, t["packet_flits_long"], "traffic.packet_flits_long", 1, 4096);
+      s.packet_flits_long = get_num<int>(c, t["packet_flits_long"], "traffic.packet_flits_long", 0, 4096,
+                                         "0 (one length) or 1..4096 flits (bimodal)");
     if (t["long_fraction"]) s.long_fraction = get_num<double>(c, t["long_fraction"], "traffic.long_fraction", 0.0, 1.0);
     if (t["hotspot_fraction"])
       s.hotspot_fraction = get_num<double>(c, t["hotspot_fraction"], "traffic.hotspot_fraction", 0.0, 1.0);
@@ -471,6 +489,99 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vecto
 
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
   return parse_experiment(read_yaml_file(path, "experiment file"), overrides, path);
+}
+
+nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
+  nlohmann::json j;
+  if (cfg.source && cfg.source.IsMap()) {
+    for (const char* k : {"name", "description"})
+      if (cfg.source[k] && cfg.source[k].IsScalar()) j[k] = cfg.source[k].Scalar();
+  }
+  j["topology"] = cfg.topology;
+  j["routing"] = cfg.routing;
+  const auto& r = cfg.router;
+  j["router"] = {{"vcs", r.vcs},
+                 {"buffer_flits", r.buffer_flits},
+                 {"flow_control", r.vct ? "vct" : "wormhole"},
+                 {"latency",
+                  {{"rc", r.lat_rc},
+                   {"va", r.lat_va},
+                   {"sa", r.lat_sa},
+                   {"st", r.lat_st},
+                   {"link", r.lat_link},
+                   {"credit", r.lat_credit}}},
+                 {"injection", injection_policy_name(r.injection)},
+                 {"queues", r.queues == hw::QueueOrganisation::kVoq ? "voq" : "input"},
+                 {"crossbar", r.crossbar == hw::CrossbarKind::kPerVc ? "per_vc" : "multiplexed"},
+                 {"vc_realloc", r.vc_realloc == hw::VcRealloc::kNonAtomic ? "non_atomic" : "atomic"},
+                 {"injection_ports", r.injection_ports},
+                 {"ejection_ports", r.ejection_ports}};
+  const auto& t = cfg.traffic;
+  j["traffic"] = {{"pattern", t.pattern},
+                  {"load", t.load},
+                  {"packet_flits", t.packet_flits},
+                  {"packet_flits_long", t.packet_flits_long},
+                  {"long_fraction", t.long_fraction},
+                  {"hotspot_nodes", t.hotspot_nodes},
+                  {"hotspot_fraction", t.hotspot_fraction},
+                  {"flit_bytes", t.flit_bytes}};
+  const auto& m = cfg.sim;
+  j["sim"] = {{"warmup_cycles", m.warmup_cycles},
+              {"measure_cycles", m.measure_cycles},
+              {"max_drain_cycles", m.max_drain_cycles},
+              {"seed", m.seed},
+              {"window_cycles", m.window_cycles},
+              {"watchdog_cycles", m.watchdog_cycles},
+              {"deadlock_is_outcome", m.deadlock_is_outcome},
+              {"period_ns", m.period_ns}};
+  nlohmann::json schedule = nlohmann::json::array();
+  for (const auto& f : cfg.faults.schedule) {
+    nlohmann::json e;
+    if (!f.link.empty()) {
+      if (f.link[0] == '#')
+        e["link_id"] = std::stol(f.link.substr(1));
+      else
+        e["link"] = f.link;
+    } else {
+      e["switch"] = f.router;
+    }
+    e["at"] = f.at;
+    e["repair"] = f.repair >= 0 ? nlohmann::json(f.repair) : nlohmann::json(nullptr);
+    schedule.push_back(e);
+  }
+  const auto& fs = cfg.faults;
+  j["faults"] = {{"schedule", schedule},
+                 {"random_links", fs.random_links},
+                 {"random_seed", fs.random_seed},
+                 {"random_at", fs.random_at},
+                 {"detection_delay", fs.detection_delay},
+                 {"model", fs.model},
+                 {"bgl_plane_nodes", fs.bgl_plane_nodes}};
+  const auto& im = cfg.immunet;
+  j["immunet"] = {{"handle_cycles", im.handle_cycles},
+                  {"ack_window", im.ack_window},
+                  {"control_packet_cycles", im.control_packet_cycles},
+                  {"control_packet_flits", im.control_packet_flits},
+                  {"max_moves", im.max_moves},
+                  {"boot_safe_network", im.boot_safe_network}};
+  j["dlr"] = {{"reroute_timeout", cfg.dlr.reroute_timeout}};
+  const auto& dd = cfg.ddrc;
+  j["ddrc"] = {{"enabled", dd.enabled},
+               {"notification_cycles", dd.notification_cycles},
+               {"computation_cycles", dd.computation_cycles},
+               {"distribution_cycles", dd.distribution_cycles}};
+  const auto& dq = cfg.dqr;
+  j["dqr"] = {{"enabled", dq.enabled},
+              {"initial", dq.initial},
+              {"variant", dq.variant},
+              {"replay_tables", dq.replay_tables},
+              {"notification_cycles", dq.notification_cycles},
+              {"computation_cycles", dq.computation_cycles},
+              {"distribution", dq.distribution},
+              {"distribution_cycles", dq.distribution_cycles},
+              {"block_cycles", dq.block_cycles},
+              {"order", dq.order}};
+  return j;
 }
 
 }  // namespace ftsim::tb

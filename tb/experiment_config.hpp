@@ -2,6 +2,8 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -134,6 +136,12 @@ ExperimentConfig parse_experiment(const std::string& yaml_text, const std::vecto
                                   const std::string& origin = "<string>");
 /// Applies one override "a.b.c=value" to a document. Throws ConfigError.
 void apply_override(YAML::Node& root, const std::string& assignment);
+
+/// stats.json "config": the fully resolved configuration, every key with its
+/// value after defaults and --set overrides, typed (numbers as numbers,
+/// booleans as booleans), in the same key layout as the YAML input, so that
+/// it can be run again as an experiment file.
+nlohmann::json resolved_config_json(const ExperimentConfig& cfg);
 
 /// The traffic pattern names.
 std::vector<std::pair<std::string, std::string>> traffic_pattern_names();

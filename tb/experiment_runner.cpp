@@ -3,16 +3,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "tb/cli_text.hpp"
 #include "tb/fault_injector.hpp"
 #include "tb/network.hpp"
 #include "tb/output_files.hpp"
+#include "tb/run_summary.hpp"
 #include "tb/version.hpp"
 
 namespace ftsim::tb {
@@ -21,12 +28,57 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The signal that asked the running simulation to stop (0: none). Set by the
+/// handler, polled by the Monitor every few cycles.
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void request_stop(int sig) {
+  if (g_stop_signal.load() != 0) _exit(128 + sig);  // a second signal: stop at once
+  g_stop_signal.store(sig);
+}
+
+/// SIGINT/SIGTERM/SIGHUP handlers for the lifetime of one run: the first
+/// signal ends the simulation at the next Monitor check, the outputs are
+/// written (marked incomplete) and the run exits 128 + signal.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = request_stop;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &m_old[i]);
+  }
+  ~StopSignals() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &m_old[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction m_old[3]{};
+};
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return fmt::format("signal {}", sig);
+  }
+}
+
 /// Periodic supervisor: time series, progress, deadlock watchdog, end of run.
 class Monitor : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Monitor);
   Monitor(sc_core::sc_module_name name, Network& net, const ExperimentConfig& cfg, bool quiet)
-      : sc_module(name), m_net(net), m_cfg(cfg), m_quiet(quiet), m_start(Clock::now()), m_last_print(m_start) {
+      : sc_module(name), m_net(net), m_cfg(cfg), m_progress("run", "cycles", !quiet) {
     m_interval =
         std::max<std::int64_t>(1, std::min<std::int64_t>({100, cfg.sim.window_cycles, cfg.sim.watchdog_cycles / 4}));
     const bool adlr = cfg.routing.rfind("adlr", 0) == 0;
@@ -47,6 +99,7 @@ class Monitor : public sc_core::sc_module {
   std::vector<std::string> blocked;
   std::vector<std::string> chain;
   std::string csv;
+  int stop_signal = 0;  ///< the signal that interrupted the run, 0 when it ran to its end
 
  private:
   void check() {
@@ -54,21 +107,19 @@ class Monitor : public sc_core::sc_module {
     auto& s = m_net.context().stats;
     const auto win = static_cast<std::uint64_t>(m_cfg.sim.window_cycles);
     if (c > 0 && c % win == 0) emit_row(c);
-    if (!m_quiet) {
-      const auto now = Clock::now();
-      if (now - m_last_print > std::chrono::seconds(2)) {
-        const double secs = std::chrono::duration<double>(now - m_start).count();
-        const double rate = static_cast<double>(c) / std::max(secs, 1e-9);
-        if (c < s.window_end)
-          std::fprintf(stderr, "ftsim: cycle %llu of %llu (%.0f cycles/s)\n", static_cast<unsigned long long>(c),
-                       static_cast<unsigned long long>(s.window_end), rate);
-        else
-          std::fprintf(stderr, "ftsim: draining, cycle %llu: %llu measured packets outstanding, stop by cycle %llu\n",
-                       static_cast<unsigned long long>(c), static_cast<unsigned long long>(s.measured_outstanding),
-                       static_cast<unsigned long long>(s.window_end + m_cfg.sim.max_drain_cycles));
-        m_last_print = now;
-      }
+    if (const int sig = g_stop_signal.load(); sig != 0) {
+      stop_signal = sig;
+      finish(c);
+      return;
     }
+    const std::uint64_t drain_end = s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles);
+    if (c < s.window_end)
+      m_progress.update(c, s.window_end);
+    else
+      m_progress.update(c, drain_end,
+                        fmt::format("draining: {} measured packets outstanding (the drain ends when none is, or at "
+                                    "cycle {})",
+                                    s.measured_outstanding, drain_end));
     // A reconfiguration in progress is progress: an Immunet emergency stops
     // every flit by design (STOP), and a subnet manager holds packets while
     // it computes new tables. Neither watchdog counts that time.
@@ -147,10 +198,8 @@ class Monitor : public sc_core::sc_module {
   /// 4W, or twice ADLR's re-route timeout when longer (a packet may wait that
   /// long by design before it is re-routed).
   std::uint64_t m_stuck_cycles = 0;
-  bool m_quiet;
+  Progress m_progress;
   std::int64_t m_interval;
-  Clock::time_point m_start;
-  Clock::time_point m_last_print;
   std::uint64_t m_last_row = 0;
 };
 
@@ -191,8 +240,16 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
       for (const auto& e : n) j.push_back(yaml_to_json(e));
       return j;
     }
-    case YAML::NodeType::Scalar:
+    case YAML::NodeType::Scalar: {
+      // Typed as YAML reads it: integers, then reals, then booleans, else text.
+      std::int64_t i = 0;
+      double d = 0;
+      bool b = false;
+      if (n.Tag() != "!" && YAML::convert<std::int64_t>::decode(n, i)) return i;
+      if (n.Tag() != "!" && YAML::convert<double>::decode(n, d) && std::isfinite(d)) return d;
+      if (n.Tag() != "!" && YAML::convert<bool>::decode(n, b)) return b;
       return n.Scalar();
+    }
     default:
       return nullptr;
   }
@@ -242,6 +299,7 @@ nlohmann::json channel_utilisation(const Network& net, int vcs, double measure) 
 
 RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto wall_start = Clock::now();
+  const StopSignals stop_signals;
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   Network net("net", cfg);
   std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
@@ -322,8 +380,12 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const routing::FaultSet perm = permanent_faults(faults);
   const auto comp = with_bypassed(routing::node_components(topo, perm));
   const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
-  const double measure = static_cast<double>(cfg.sim.measure_cycles);
   const std::uint64_t cycles = monitor.end_cycle;
+  const double measure =
+      monitor.stop_signal == 0
+          ? static_cast<double>(cfg.sim.measure_cycles)
+          : static_cast<double>(std::min<std::uint64_t>(s.window_end - s.window_start,
+                                                        cycles > s.window_start ? cycles - s.window_start : 0));
 
   nlohmann::json j;
   j["experiment"] = opts.experiment_name;
@@ -338,7 +400,9 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["links"] = topo.num_links();
   j["live_nodes"] = live_nodes;
   // Loads per live node-cycle: a node counts only while it is alive.
-  const double node_cycles = net.live_node_cycles(s.window_start, s.window_end);
+  // An interrupted run measured only up to its last cycle.
+  const std::uint64_t window_end = std::max(s.window_start, std::min<std::uint64_t>(s.window_end, cycles));
+  const double node_cycles = net.live_node_cycles(s.window_start, window_end);
   j["offered_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_created) / node_cycles : 0.0;
   j["accepted_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_delivered) / node_cycles : 0.0;
   j["accepted_flits_per_cycle"] = static_cast<double>(s.window_flits_delivered) / measure;
@@ -436,7 +500,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"id", f.id},
                   {"label", f.label},
                   {"at", f.at},
-                  {"repair", f.repair},
+                  {"repair", f.repair >= 0 ? nlohmann::json(f.repair) : nlohmann::json(nullptr)},
                   {"random", f.random}});
   j["faults"] = jf;
   if (net.immunet) {
@@ -485,11 +549,19 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only
   j["node_cycles_per_second"] = sim_wall > 0 ? static_cast<double>(cycles) * topo.num_nodes() / sim_wall : 0.0;
-  j["config"] = yaml_to_json(cfg.source);
+  j["config"] = resolved_config_json(cfg);
+  j["config_input"] = yaml_to_json(cfg.source);  // the document as written, after --set
+  j["complete"] = monitor.stop_signal == 0;
+  if (monitor.stop_signal != 0) j["interrupted"] = signal_name(monitor.stop_signal);
+  j["warnings"] = run_warnings(j);
 
   RunResult res;
   res.stats = j;
-  if (!conserved) {
+  if (monitor.stop_signal != 0) {
+    res.exit_code = 128 + monitor.stop_signal;
+    res.message = fmt::format("interrupted by {} at cycle {}: partial outputs written (stats.json \"complete\": false)",
+                              signal_name(monitor.stop_signal), cycles);
+  } else if (!conserved) {
     res.exit_code = 4;
     res.message = fmt::format("conservation violated: injected {} != delivered {} + dropped {} + in_flight {}",
                               s.created, s.delivered, dropped, in_flight);

@@ -22,11 +22,13 @@
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/routing_trials.hpp"
 #include "tables/lft.hpp"
+#include "tb/cli_text.hpp"
 #include "tb/dqr_analysis.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
 #include "tb/output_files.hpp"
+#include "tb/run_summary.hpp"
 #include "tb/sweep.hpp"
 #include "tb/version.hpp"
 
@@ -74,6 +76,11 @@ bool plot_timeseries(const std::string& dir, const std::string& title, const nlo
   }
   g << "set object 1 rect from 0, graph 0 to " << warmup << ", graph 1 behind fc rgb '#eeeeee' fs solid noborder\n"
     << "set label " << gnuplot_quote("warm-up") << " at " << warmup / 2 << ", graph 0.04 center font ',9'\n"
+    << "set label " << gnuplot_quote("measurement window") << " at " << warmup + measure / 2
+    << ", graph 0.04 center font ',9'\n"
+    << "set label " << gnuplot_quote("drain") << " at " << warmup + measure
+    << ", graph 0.04 left offset 1,0 font ',9'\n"
+    << "set lmargin 10\nset rmargin 18\n"
     << "set object 2 rect from " << warmup + measure
     << ", graph 0 to graph 1, graph 1 behind fc rgb '#eeeeee' fs "
        "solid noborder\n"
@@ -83,6 +90,118 @@ bool plot_timeseries(const std::string& dir, const std::string& title, const nlo
     << "unset label\nset xlabel 'cycle'\nset ylabel 'mean latency (cycles)'\nplot " << csv
     << " every ::1 using 2:6 with lines lw 1.5 title 'latency'\nunset multiplot\n";
   return ftsim::tb::run_gnuplot(g.str(), error);
+}
+
+/// "did you mean" for the first command-line word CLI11 rejected: an unknown
+/// subcommand or an unknown --flag of the subcommand it follows. Empty when
+/// nothing is close.
+std::string cli_suggestion(CLI::App& app, int argc, char* argv[]) {
+  CLI::App* cur = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string tok = argv[i];
+    std::vector<std::string> subs;
+    for (CLI::App* sub : cur->get_subcommands([](CLI::App*) { return true; })) subs.push_back(sub->get_name());
+    if (std::find(subs.begin(), subs.end(), tok) != subs.end()) {
+      cur = cur->get_subcommand(tok);
+      continue;
+    }
+    if (tok.rfind("--", 0) == 0) {
+      const std::string name = tok.substr(0, tok.find('='));
+      std::vector<std::string> flags;
+      for (const CLI::Option* o : cur->get_options())
+        for (const auto& l : o->get_lnames()) flags.push_back("--" + l);
+      if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
+      return ftsim::tb::closest_match(name, flags);
+    }
+    if (!subs.empty() && cur->get_require_subcommand_min() > 0) return ftsim::tb::closest_match(tok, subs);
+  }
+  return {};
+}
+
+/// Every dotted experiment key with its default, from the resolved default
+/// configuration (the same layout as stats.json "config").
+void print_keys(const nlohmann::json& j, const std::string& prefix) {
+  for (const auto& [k, v] : j.items()) {
+    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    if (v.is_object())
+      print_keys(v, key);
+    else
+      std::cout << fmt::format("  {:<34} {}\n", key, v.dump());
+  }
+}
+
+/// `ftsim list [what]`: what the model offers, the experiment keys and the
+/// experiment files with their first comment line.
+void list_command(const std::string& what, std::string dir) {
+  const bool all = what == "all";
+  if (all || what == "topologies") {
+    std::cout << "topologies:\n";
+    for (const auto& t : ftsim::routing::topology_names()) std::cout << "  " << t << "\n";
+  }
+  if (all || what == "routing") {
+    std::cout << "routing relations:\n";
+    for (const auto& [n, d] : ftsim::routing::routing_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+  }
+  if (all || what == "mechanisms")
+    std::cout << "mechanisms:\n"
+              << fmt::format("  {:<16} {}\n", "immunet",
+                             "routing: immunet; emergency state, spanning-tree BFC safe ring, provisional and "
+                             "optimised safe tables, distance-vector adaptive tables (torus)")
+              << fmt::format("  {:<16} {}\n", "ddrc",
+                             "ddrc.enabled: subnet manager recomputes up*/down* tables on the TLM management plane "
+                             "(with updown-det; hybrid with ddlr/adlr)")
+              << fmt::format("  {:<16} {}\n", "dqr",
+                             "dqr.enabled (routing lft): subnet manager reconfigures the tables with DQR after each "
+                             "fault")
+              << fmt::format("  {:<16} {}\n", "bgl-planes",
+                             "faults.model: each faulty link bypasses its plane of nodes (BlueGene/L-like, 3-D)")
+              << fmt::format("  {:<16} {}\n", "static faults",
+                             "routing inodes:*: routes computed offline for the faults present at cycle 0");
+  if (all || what == "patterns") {
+    std::cout << "traffic patterns:\n";
+    for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+  }
+  if (all || what == "keys") {
+    std::cout << "experiment keys (default value; docs/user-guide.md explains each):\n";
+    nlohmann::json d = ftsim::tb::resolved_config_json(ftsim::tb::parse_experiment("{}", {}));
+    d["faults"].erase("schedule");
+    print_keys(d, "");
+    std::cout << fmt::format("  {:<34} {}\n", "faults.schedule",
+                             "[{link: LABEL | link_id: N | switch: LABEL | node: LABEL, at: CYCLE, repair: CYCLE}]");
+  }
+  if (all || what == "experiments") {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (dir.empty()) {
+      dir = "experiments";
+      if (!fs::is_directory(dir, ec)) {
+        const fs::path exe = fs::canonical("/proc/self/exe", ec);
+        for (const fs::path& cand : {exe.parent_path().parent_path() / "experiments",
+                                     exe.parent_path().parent_path() / "share/ftsim/experiments"})
+          if (fs::is_directory(cand, ec)) {
+            dir = cand.string();
+            break;
+          }
+      }
+    }
+    std::vector<fs::path> files;
+    if (fs::is_directory(dir, ec))
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".yaml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::cout << fmt::format("experiment files in {}{}:\n", dir, files.empty() ? " (none found)" : "");
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::string first;
+      std::getline(in, first);
+      if (first.rfind("#", 0) == 0)
+        first = first.substr(first.find_first_not_of("# ") == std::string::npos ? first.size()
+                                                                                : first.find_first_not_of("# "));
+      else
+        first.clear();
+      std::cout << fmt::format("  {:<40} {}\n", f.filename().string(), first);
+    }
+  }
 }
 
 constexpr long long kMaxRangeValues = 100000;
@@ -226,6 +345,7 @@ int sc_main(int argc, char* argv[]) {
       app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
   sweep->add_option("sweep", sweep_file, "sweep YAML file")->required();
   sweep->add_option("--jobs", jobs, "worker processes")->check(CLI::Range(1, 1024));
+  sweep->add_option("--set", sets, "override a key in every point: dotted.key=value (repeatable; not a grid axis)");
   sweep->add_option("--out", sweep_out, "output directory");
   sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
   sweep->add_flag("--quiet", quiet, "no progress on stderr");
@@ -342,34 +462,29 @@ int sc_main(int argc, char* argv[]) {
                        "repeatable; needs --topology");
   lft_diff->add_option("--json", lft_json, "also write the figures as JSON to this file");
 
-  auto* list = app.add_subcommand("list", "print topologies, routing relations, mechanisms and traffic patterns");
+  auto* list = app.add_subcommand(
+      "list", "print topologies, routing relations, mechanisms, traffic patterns, experiment keys and files");
+  std::string list_what = "all";
+  list->add_option("what", list_what, "all (default), topologies, routing, mechanisms, patterns, keys, experiments")
+      ->check(CLI::IsMember({"all", "topologies", "routing", "mechanisms", "patterns", "keys", "experiments"}));
+  std::string list_dir;
+  list->add_option("--experiments-dir", list_dir,
+                   "folder of experiment files (default: ./experiments, else the one next to the ftsim binary)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
+    if (rc != 0) {
+      const std::string guess = cli_suggestion(app, argc, argv);
+      if (!guess.empty()) std::cerr << fmt::format("ftsim: did you mean '{}'?\n", guess);
+    }
     return rc == 0 ? 0 : 2;
   }
 
   try {
     if (list->parsed()) {
-      std::cout << "topologies:\n";
-      for (const auto& t : ftsim::routing::topology_names()) std::cout << "  " << t << "\n";
-      std::cout << "routing relations:\n";
-      for (const auto& [n, d] : ftsim::routing::routing_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
-      std::cout << "mechanisms:\n"
-                << fmt::format("  {:<16} {}\n", "immunet",
-                               "routing: immunet; emergency state, spanning-tree BFC safe ring, provisional and "
-                               "optimised safe tables, distance-vector adaptive tables (torus)")
-                << fmt::format("  {:<16} {}\n", "ddrc",
-                               "ddrc.enabled: subnet manager recomputes up*/down* tables on the TLM management plane "
-                               "(with updown-det; hybrid with ddlr/adlr)")
-                << fmt::format("  {:<16} {}\n", "bgl-planes",
-                               "faults.model: each faulty link bypasses its plane of nodes (BlueGene/L-like, 3-D)")
-                << fmt::format("  {:<16} {}\n", "static faults",
-                               "routing inodes:*: routes computed offline for the faults present at cycle 0");
-      std::cout << "traffic patterns:\n";
-      for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+      list_command(list_what, list_dir);
       return 0;
     }
     if (lft_diff->parsed()) {
@@ -526,10 +641,14 @@ int sc_main(int argc, char* argv[]) {
       so.jobs = jobs;
       so.quiet = quiet;
       so.resume = sweep_resume;
+      so.overrides = sets;
       so.self_exe = std::filesystem::canonical("/proc/self/exe").string();
       const int failed = ftsim::tb::run_sweep(so);
-      std::cout << fmt::format("ftsim: wrote {}/results.csv, {}/accepted_load.png, {}/latency.png\n", sweep_out,
-                               sweep_out, sweep_out);
+      std::string written = sweep_out + "/results.csv";
+      for (const char* png : {"accepted_load.png", "latency.png"})  // claim only the plots that exist
+        if (std::filesystem::exists(sweep_out + "/" + png)) written += ", " + sweep_out + "/" + png;
+      std::cout << fmt::format("ftsim: wrote {}\n", written);
+      if (failed < 0) return -failed;
       if (failed > 0) {
         std::cerr << fmt::format("ftsim sweep: {} runs exited non-zero; see their run.log\n", failed);
         return 1;
@@ -568,7 +687,9 @@ int sc_main(int argc, char* argv[]) {
                       trace_from, last_cycle));
     const auto res = ftsim::tb::run_experiment(cfg, ro);
     if (!quiet) {
-      std::cout << fmt::format("ftsim: wrote {}/stats.json and {}/timeseries.csv\n", out_dir, out_dir);
+      std::cout << ftsim::tb::run_summary(res.stats);
+      std::cout << fmt::format("ftsim: wrote {}/stats.json and {}/timeseries.csv{}\n", out_dir, out_dir,
+                               res.stats.value("complete", true) ? "" : " (incomplete: interrupted)");
       if (!vcd.empty() && res.stats["cycles"].get<std::int64_t>() > trace_from)
         std::cout << fmt::format("ftsim: wrote waves to {}\n", vcd);
     }

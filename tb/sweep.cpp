@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +23,7 @@
 #include <sstream>
 
 #include "routing_logic/types.hpp"
+#include "tb/cli_text.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/output_files.hpp"
 #include "tb/yaml_input.hpp"
@@ -40,14 +43,18 @@ std::string scalar(const YAML::Node& n) {
 }  // namespace
 
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
-                                     std::string* base_experiment, std::string* plot_x) {
+                                     std::string* base_experiment, std::string* plot_x,
+                                     const std::vector<std::string>& extra_sets) {
   const YAML::Node root = parse_yaml_document(read_yaml_file(sweep_path, "sweep file"), sweep_path);
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
   const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot"};
   for (const auto& kv : root)
     if (!allowed.count(kv.first.as<std::string>()))
-      throw ConfigError(fmt::format("{}: unknown key '{}'; allowed: name, description, experiment, set, grid, plot",
-                                    sweep_path, kv.first.as<std::string>()));
+      throw ConfigError(
+          fmt::format("{}: unknown key '{}' (line {}){}; allowed: name, description, experiment, set, "
+                      "grid, plot",
+                      sweep_path, kv.first.as<std::string>(), kv.first.Mark().line + 1,
+                      did_you_mean(kv.first.as<std::string>(), {allowed.begin(), allowed.end()})));
   if (!root["experiment"] || !root["experiment"].IsScalar())
     throw ConfigError(fmt::format("{}: key 'experiment' (path of the base experiment YAML) is required", sweep_path));
   fs::path base = root["experiment"].Scalar();
@@ -81,6 +88,16 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
       for (const auto& v : kv.second) vals.push_back(scalar(v));
       axes.emplace_back(key, vals);
     }
+  }
+  // `ftsim sweep --set`: after the file's `set`, for every point; a grid
+  // axis cannot be fixed this way.
+  for (const auto& e : extra_sets) {
+    const std::string key = e.substr(0, e.find('='));
+    for (const auto& [k, vals] : axes)
+      if (k == key)
+        throw ConfigError(
+            fmt::format("--set '{}': '{}' is a grid axis of {}; edit the grid instead", e, key, sweep_path));
+    fixed.push_back(e);
   }
   constexpr double kMaxPoints = 100000;
   double count = 1;
@@ -119,6 +136,8 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
 }
 
 namespace {
+/// The stats.json value at a dotted path ("latency_cycles.mean"), null when absent.
+nlohmann::json field(const nlohmann::json& s, const std::string& path);
 
 pid_t spawn(const SweepOptions& opts, const std::string& base, const SweepPoint& p) {
   std::vector<std::string> args{opts.self_exe, "run", base, "--out", p.dir, "--quiet"};
@@ -147,13 +166,56 @@ pid_t spawn(const SweepOptions& opts, const std::string& base, const SweepPoint&
   return pid;
 }
 
-void write_plots(const std::string& out_dir, const std::string& csv_path, const std::vector<SweepPoint>& points,
-                 const std::vector<nlohmann::json>& stats, const std::string& x_key) {
-  // Series: every combination of grid values except x and the seeds (keys
-  // ending in "seed"), which are averaged.
-  std::map<std::string, std::map<double, std::vector<std::pair<double, double>>>> series;
+/// An axis label in words with its unit, for a sweep key.
+std::string axis_label(const std::string& key) {
+  static const std::map<std::string, std::string> kWords = {
+      {"traffic.load", "offered load (flits/node/cycle)"},
+      {"faults.random_links", "faulty links"},
+      {"faults.random_seed", "fault draw (seed)"},
+      {"router.vcs", "virtual channels per port"},
+      {"router.buffer_flits", "buffer depth (flits per VC)"},
+      {"traffic.packet_flits", "packet length (flits)"},
+      {"sim.seed", "seed"},
+      {"dqr.block_cycles", "cycles per 64-entry block"},
+      {"ddrc.distribution_cycles", "table distribution time (cycles)"},
+      {"immunet.control_packet_cycles", "control packet time per hop (cycles)"}};
+  const auto it = kWords.find(key);
+  if (it != kWords.end()) return it->second;
+  std::string words = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return words;
+}
+
+/// Mean and sample standard deviation (0 for one value).
+std::pair<double, double> mean_sd(const std::vector<double>& v) {
+  if (v.empty()) return {std::nan(""), 0.0};
+  double m = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  double q = 0;
+  for (double x : v) q += (x - m) * (x - m);
+  return {m, v.size() > 1 ? std::sqrt(q / static_cast<double>(v.size() - 1)) : 0.0};
+}
+
+/// The sweep's plots (gnuplot, PNG): accepted_load.png and latency.png
+/// against the x key, and for fault sweeps (x = faults.*) dropped.png
+/// (packets dropped) and, when a run reconfigured, recovery.png
+/// (reconfiguration time). One series per combination of the other grid
+/// keys; seeds and fault draws (keys ending in "seed") are averaged, with
+/// error bars of one sample standard deviation. Points where any run has a
+/// stats.json warning are circled in red. accepted-vs-offered carries the
+/// y = x reference.
+void write_plots(const std::string& out_dir, const std::string& title, const std::string& csv_path,
+                 const std::vector<SweepPoint>& points, const std::vector<nlohmann::json>& stats,
+                 const std::string& x_key) {
+  struct Samples {
+    std::vector<double> accepted, latency, dropped, recovery;
+    bool flagged = false;
+  };
+  std::map<std::string, std::map<double, Samples>> series;
+  bool any_recovery = false;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (stats[i].is_null()) continue;
+    if (!stats[i].is_object()) continue;
     std::string label;
     double x = 0;
     bool has_x = false;
@@ -173,42 +235,83 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
       has_x = true;
     }
     if (!has_x) continue;
-    const auto& lat = stats[i]["latency_cycles"]["mean"];
-    series[label.empty() ? "all" : label][x].emplace_back(stats[i].value("accepted_load", 0.0),
-                                                          lat.is_null() ? 0.0 : lat.get<double>());
+    Samples& smp = series[label.empty() ? "all" : label][x];
+    const auto& st = stats[i];
+    smp.accepted.push_back(st.value("accepted_load", 0.0));
+    const nlohmann::json lat = field(st, "latency_cycles.mean");
+    if (lat.is_number()) smp.latency.push_back(lat.get<double>());
+    const nlohmann::json drop = field(st, "packets.dropped");
+    if (drop.is_number()) smp.dropped.push_back(drop.get<double>());
+    nlohmann::json rec = field(st, "reconfiguration.reconfiguration_cycles");
+    for (const char* sm : {"ddrc", "dqr"})
+      if (rec.is_null() && st.contains(sm) && st[sm].contains("update_cycles") && !st[sm]["update_cycles"].empty() &&
+          st.contains("faults") && !st["faults"].empty() && st["faults"][0]["at"].is_number())
+        rec = st[sm]["update_cycles"].back().get<double>() - st["faults"][0]["at"].get<double>();
+    if (rec.is_number()) {
+      smp.recovery.push_back(rec.get<double>());
+      any_recovery = true;
+    }
+    if (st.contains("warnings") && st["warnings"].is_array() && !st["warnings"].empty()) smp.flagged = true;
   }
   if (series.empty()) return;
   const std::string dat = out_dir + "/plot_data.dat";
   std::ofstream d(dat);
-  std::string acc_cmd;
-  std::string lat_cmd;
+  d << "# x accepted accepted_sd latency latency_sd dropped dropped_sd recovery recovery_sd\n";
   int block = 0;
+  std::vector<std::string> labels;
   for (const auto& [label, pts] : series) {
     d << "# " << label << "\n";
-    for (const auto& [x, ys] : pts) {
-      double a = 0;
-      double l = 0;
-      for (const auto& [ya, yl] : ys) {
-        a += ya;
-        l += yl;
+    for (const auto& [x, smp] : pts) {
+      d << x;
+      for (const auto* v : {&smp.accepted, &smp.latency, &smp.dropped, &smp.recovery}) {
+        const auto [m, sd] = mean_sd(*v);
+        d << " " << m << " " << sd;
       }
-      d << x << " " << a / static_cast<double>(ys.size()) << " " << l / static_cast<double>(ys.size()) << "\n";
+      d << "\n";
     }
     d << "\n\n";
-    acc_cmd += fmt::format("{}{} index {} using 1:2 with linespoints title {}", block ? ", " : "", gnuplot_quote(dat),
-                           block, gnuplot_quote(label));
-    lat_cmd += fmt::format("{}{} index {} using 1:3 with linespoints title {}", block ? ", " : "", gnuplot_quote(dat),
-                           block, gnuplot_quote(label));
+    labels.push_back(label);
     ++block;
   }
+  const int flagged_block = block;
+  bool any_flagged = false;
+  d << "# points with warnings\n";
+  for (const auto& [label, pts] : series)
+    for (const auto& [x, smp] : pts)
+      if (smp.flagged) {
+        d << x << " " << mean_sd(smp.accepted).first << " 0 " << mean_sd(smp.latency).first << " 0\n";
+        any_flagged = true;
+      }
+  d << "\n\n";
   d.close();
+  // One plot command: every series with error bars, then the flagged points.
+  auto plot_cmd = [&](int col, bool flags) {
+    std::string cmd;
+    for (std::size_t b = 0; b < labels.size(); ++b)
+      cmd += fmt::format("{}{} index {} using 1:{}:{} with yerrorlines lw 1.5 title {}", b ? ", " : "",
+                         gnuplot_quote(dat), b, col, col + 1, gnuplot_quote(labels[b]));
+    if (flags && any_flagged)
+      cmd += fmt::format(", {} index {} using 1:{} with points pt 6 ps 2.2 lw 1.5 lc rgb '#c0392b' title {}",
+                         gnuplot_quote(dat), flagged_block, col,
+                         gnuplot_quote("a run with a warning (stats.json: not drained, beyond saturation)"));
+    return cmd;
+  };
+  const bool fault_sweep = x_key.rfind("faults.", 0) == 0;
   std::ostringstream g;
-  g << "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key left top\n"
-    << "set xlabel " << gnuplot_quote(x_key == "traffic.load" ? "offered load (flits/node/cycle)" : x_key) << "\n"
+  g << "set terminal pngcairo size 900,650 noenhanced\nset grid\nset key below left horizontal\n"
+    << "set title " << gnuplot_quote(title) << "\nset xlabel " << gnuplot_quote(axis_label(x_key))
+    << "\nset yrange [0:*]\nset xrange [0:*]\nset offsets graph 0.02, graph 0.02, graph 0.05, 0\n"
     << "set output " << gnuplot_quote(out_dir + "/accepted_load.png")
-    << "\nset ylabel 'accepted load (flits/node/cycle)'\nplot " << acc_cmd << "\n"
-    << "set output " << gnuplot_quote(out_dir + "/latency.png")
-    << "\nset ylabel 'mean latency (cycles)'\nset logscale y\nplot " << lat_cmd << "\n";
+    << "\nset ylabel 'accepted load (flits/node/cycle)'\nplot " << plot_cmd(2, true)
+    << (x_key == "traffic.load" ? ", x with lines dt 2 lc rgb '#888888' title 'accepted = offered'" : "") << "\n"
+    << "set output " << gnuplot_quote(out_dir + "/latency.png") << "\nset ylabel 'mean latency (cycles)'\nplot "
+    << plot_cmd(4, true) << "\n";
+  if (fault_sweep)
+    g << "set output " << gnuplot_quote(out_dir + "/dropped.png") << "\nset ylabel 'packets dropped'\nplot "
+      << plot_cmd(6, false) << "\n";
+  if (fault_sweep && any_recovery)
+    g << "set output " << gnuplot_quote(out_dir + "/recovery.png")
+      << "\nset ylabel 'reconfiguration time after the fault (cycles)'\nplot " << plot_cmd(8, false) << "\n";
   std::string why;
   if (!run_gnuplot(g.str(), &why))
     std::fprintf(stderr, "ftsim sweep: gnuplot failed; %s is still written, the plots are not\n%s", csv_path.c_str(),
@@ -220,13 +323,110 @@ void write_plots(const std::string& out_dir, const std::string& csv_path, const 
 namespace {
 /// Children of the running sweep, for the signal handler.
 std::vector<pid_t>* g_children = nullptr;
+volatile sig_atomic_t g_sweep_signal = 0;
 extern "C" void stop_sweep(int sig) {
+  if (g_sweep_signal != 0) _exit(128 + sig);  // a second signal: stop at once
+  g_sweep_signal = sig;
   if (g_children != nullptr)
-    for (pid_t c : *g_children) kill(c, SIGTERM);
-  std::signal(sig, SIG_DFL);
-  raise(sig);
+    for (pid_t c : *g_children) kill(c, SIGTERM);  // each run writes its partial outputs and exits
 }
 
+/// The stats.json fields results.csv carries, by their stats.json paths
+/// (a nested field as "a.b").
+const char* const kCsvFields[] = {"offered_load",
+                                  "accepted_load",
+                                  "latency_cycles.mean",
+                                  "latency_cycles.p50",
+                                  "latency_cycles.p99",
+                                  "latency_cycles.max",
+                                  "mean_hops",
+                                  "packets.injected",
+                                  "packets.delivered",
+                                  "packets.dropped",
+                                  "packets.in_flight",
+                                  "packets.measured",
+                                  "packets.measured_undelivered",
+                                  "drained",
+                                  "deadlock",
+                                  "cycles",
+                                  "wall_seconds",
+                                  "node_cycles_per_second",
+                                  "live_nodes",
+                                  "accepted_flits_per_cycle",
+                                  "dropped_by_reason.no_route",
+                                  "dropped_by_reason.link_failure",
+                                  "dropped_by_reason.reroute_discarded",
+                                  "dropped_by_reason.switch_failure",
+                                  "reconfiguration.reconfiguration_cycles",
+                                  "deadlock_report.last_move_cycle"};
+
+/// One CSV cell: numbers and booleans as JSON writes them, text quoted only
+/// when it must be (RFC 4180), null as an empty cell.
+std::string csv_cell(const nlohmann::json& v) {
+  if (v.is_null()) return {};
+  if (!v.is_string()) return v.dump();
+  const std::string t = v.get<std::string>();
+  if (t.find_first_of(",\"\n\r") == std::string::npos) return t;
+  std::string q = "\"";
+  for (char ch : t) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+/// A grid value as the sweep file wrote it: a number when it parses as one.
+nlohmann::json grid_value(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(d)) {
+      const auto i = static_cast<long long>(d);
+      return static_cast<double>(i) == d && text.find_first_of(".eE") == std::string::npos ? nlohmann::json(i)
+                                                                                           : nlohmann::json(d);
+    }
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+nlohmann::json field(const nlohmann::json& s, const std::string& path) {
+  const nlohmann::json* cur = &s;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', from);
+    const std::string key = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+    if (!cur->is_object() || !cur->contains(key)) return nullptr;
+    cur = &(*cur)[key];
+    if (dot == std::string::npos) return *cur;
+    from = dot + 1;
+  }
+}
+
+}  // namespace
+
+std::string results_csv(const std::vector<SweepPoint>& points, const std::vector<int>& codes,
+                        const std::vector<std::string>& status, const std::vector<nlohmann::json>& stats) {
+  std::string out = "run";
+  if (!points.empty())
+    for (const auto& [k, v] : points[0].values) out += "," + csv_cell(k);
+  out += ",exit_code,status,warnings";
+  for (const char* f : kCsvFields) out += std::string(",") + f;
+  out += "\n";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    out += std::to_string(i);
+    for (const auto& [k, v] : points[i].values) out += "," + csv_cell(grid_value(v));
+    out += "," + (codes[i] < 0 ? std::string() : std::to_string(codes[i])) + "," + status[i] + ",";
+    const auto& s = stats[i];
+    if (s.is_object() && s.contains("warnings") && s["warnings"].is_array()) {
+      std::string w;
+      for (const auto& e : s["warnings"]) w += (w.empty() ? "" : ";") + e.value("code", std::string());
+      out += csv_cell(w);
+    }
+    for (const char* f : kCsvFields) out += "," + (s.is_object() ? csv_cell(field(s, f)) : std::string());
+    out += "\n";
+  }
+  return out;
+}
+
+namespace {
 /// A point is finished when its exit_code file and a complete stats.json
 /// exist (stats.json is written atomically, and a run that was killed
 /// leaves no exit_code).
@@ -248,7 +448,7 @@ bool point_finished(const SweepPoint& p, int* code) {
 int run_sweep(const SweepOptions& opts) {
   std::string base;
   std::string x_key;
-  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key);
+  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key, opts.overrides);
   fs::create_directories(opts.out_dir);
   // One sweep per directory: a second one (or a resume while the first still
   // runs) would start a second process on the same point.
@@ -263,17 +463,27 @@ int run_sweep(const SweepOptions& opts) {
                     opts.out_dir, lock_path));
   }
   std::vector<pid_t> children;
+  children.reserve(static_cast<std::size_t>(opts.jobs) + 1);  // no reallocation while the handler reads it
   g_children = &children;
-  std::signal(SIGINT, stop_sweep);
-  std::signal(SIGTERM, stop_sweep);
-  std::signal(SIGHUP, stop_sweep);
+  g_sweep_signal = 0;
+  // No SA_RESTART: a signal interrupts wait() so the sweep notices it.
+  constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_actions[3];
+  {
+    struct sigaction sa {};
+    sa.sa_handler = stop_sweep;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &sa, &old_actions[i]);
+  }
+  Progress progress("sweep", "runs", !opts.quiet, 0.0);
   for (const auto& p : points) fs::create_directories(p.dir);
-  std::vector<int> codes(points.size(), -1);
+  std::vector<int> codes(points.size(), -1);  // -1: not run (null in results.csv)
+  std::vector<bool> interrupted(points.size(), false);
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;
   std::size_t done = 0;
   while (done < points.size()) {
-    while (next < points.size() && static_cast<int>(running.size()) < opts.jobs) {
+    while (g_sweep_signal == 0 && next < points.size() && static_cast<int>(running.size()) < opts.jobs) {
       // --resume: a finished point (exit_code and a complete stats.json) is
       // kept; anything else runs again from scratch.
       int code = 0;
@@ -294,31 +504,34 @@ int run_sweep(const SweepOptions& opts) {
     if (running.empty()) break;
     int status = 0;
     const pid_t pid = wait(&status);
-    if (pid < 0) break;
+    if (pid < 0) {
+      if (errno == EINTR) continue;  // a signal: the loop stops launching and collects the running points
+      break;
+    }
     const auto it = running.find(pid);
     if (it == running.end()) continue;
-    codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    write_file_atomically(points[it->second].dir + "/exit_code", fmt::format("{}\n", codes[it->second]));
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     children.erase(std::remove(children.begin(), children.end(), pid), children.end());
-    ++done;
-    if (!opts.quiet)
-      std::fprintf(stderr, "ftsim sweep: [%zu/%zu] %s exit %d\n", done, points.size(), points[it->second].dir.c_str(),
-                   codes[it->second]);
+    if (g_sweep_signal != 0 && code >= 128) {
+      // Stopped by the sweep's signal: partial outputs, no exit_code, so
+      // --resume runs the point again.
+      interrupted[it->second] = true;
+    } else {
+      codes[it->second] = code;
+      write_file_atomically(points[it->second].dir + "/exit_code", fmt::format("{}\n", code));
+      ++done;
+      progress.update(done, points.size(), fmt::format("{} exit {}", points[it->second].dir, code));
+    }
     running.erase(it);
   }
+  const int stop_signal = g_sweep_signal;
+  g_children = nullptr;
+  for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &old_actions[i], nullptr);
   std::vector<nlohmann::json> stats(points.size());
   int failed = 0;
   const std::string csv_path = opts.out_dir + "/results.csv";
-  std::ofstream csv(csv_path);
-  csv << "run";
-  if (!points.empty())
-    for (const auto& [k, v] : points[0].values) csv << "," << k;
-  csv << ",exit_code,offered_load,accepted_load,latency_mean,latency_p50,latency_p99,latency_max,mean_hops,"
-         "injected,delivered,dropped,in_flight,deadlock,cycles,wall_seconds,node_cycles_per_second,live_nodes,"
-         "accepted_flits_per_cycle,dropped_no_route,dropped_link_failure,dropped_reroute_discarded,deadlock_cycle\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto& p = points[i];
-    std::ifstream in(p.dir + "/stats.json");
+    std::ifstream in(points[i].dir + "/stats.json");
     if (in) {
       try {
         in >> stats[i];
@@ -326,36 +539,23 @@ int run_sweep(const SweepOptions& opts) {
         stats[i] = nullptr;
       }
     }
-    if (codes[i] != 0) ++failed;
-    csv << i;
-    for (const auto& [k, v] : p.values) csv << ",\"" << v << "\"";
-    csv << "," << codes[i];
-    const auto& s = stats[i];
-    auto num = [&](const nlohmann::json& v) { return v.is_null() ? std::string() : v.dump(); };
-    if (s.is_object()) {
-      csv << "," << num(s["offered_load"]) << "," << num(s["accepted_load"]) << "," << num(s["latency_cycles"]["mean"])
-          << "," << num(s["latency_cycles"]["p50"]) << "," << num(s["latency_cycles"]["p99"]) << ","
-          << num(s["latency_cycles"]["max"]) << "," << num(s["mean_hops"]) << "," << num(s["packets"]["injected"])
-          << "," << num(s["packets"]["delivered"]) << "," << num(s["packets"]["dropped"]) << ","
-          << num(s["packets"]["in_flight"]) << "," << (s["deadlock"].get<bool>() ? 1 : 0) << "," << num(s["cycles"])
-          << "," << num(s["wall_seconds"]) << "," << num(s["node_cycles_per_second"]) << "," << num(s["live_nodes"])
-          << "," << num(s.value("accepted_flits_per_cycle", nlohmann::json())) << ","
-          << num(s["dropped_by_reason"].value("no_route", nlohmann::json())) << ","
-          << num(s["dropped_by_reason"].value("link_failure", nlohmann::json())) << ","
-          << num(s["dropped_by_reason"].value("reroute_discarded", nlohmann::json())) << ","
-          << (s.contains("deadlock_report") ? num(s["deadlock_report"]["last_move_cycle"]) : std::string());
-    } else {
-      csv << ",,,,,,,,,,,,,,,,,,,,,";
-    }
-    csv << "\n";
+    if (codes[i] > 0) ++failed;
   }
-  csv.close();
-  write_plots(opts.out_dir, csv_path, points, stats, x_key);
-  g_children = nullptr;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGHUP, SIG_DFL);
+  std::vector<std::string> status(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    status[i] = interrupted[i] ? "interrupted" : codes[i] < 0 ? "not_run" : codes[i] == 0 ? "ok" : "failed";
+  write_file_atomically(csv_path, results_csv(points, codes, status, stats));
+  write_plots(opts.out_dir, fs::path(opts.sweep_path).stem().string(), csv_path, points, stats, x_key);
   ::close(lock_fd);
+  if (stop_signal != 0) {
+    std::size_t finished = 0;
+    for (int c : codes) finished += c >= 0 ? 1 : 0;
+    std::fprintf(stderr,
+                 "ftsim sweep: interrupted by signal %d: %zu of %zu points finished; %s written with the rest "
+                 "marked (status interrupted or not_run); run again with --resume to finish\n",
+                 stop_signal, finished, points.size(), csv_path.c_str());
+    return -(128 + stop_signal);
+  }
   return failed;
 }
 

@@ -787,3 +787,112 @@ TEST(Cli, OpenSmsCyclicRerouteDeadlocksUnderLoadWhereDqrDoesNot) {
   EXPECT_NE(r.output.find("deadlock"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("router_4_4"), std::string::npos) << r.output;
 }
+
+namespace {
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json j;
+  in >> j;
+  return j;
+}
+}  // namespace
+
+TEST(CliFirstContact, SummaryAndWarningsBeyondSaturation) {
+  // Offered 0.5 on an 8x8 XY mesh: beyond its ~0.23 saturation (the
+  // mesh-uniform sweep), and a 200-cycle drain cannot empty the queues.
+  const auto d = tmpdir("summary");
+  const Result r = run("run " + kBase + " --out " + d +
+                       " --set sim.warmup_cycles=500 --set sim.measure_cycles=2000 --set sim.max_drain_cycles=200 "
+                       "--set traffic.load=0.5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("  load      offered 0.5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  latency   mean "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("WARNING   not_drained"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("beyond_saturation"), std::string::npos) << r.output;
+  const auto s = read_json(d + "/stats.json");
+  std::set<std::string> codes;
+  for (const auto& w : s["warnings"]) codes.insert(w["code"].get<std::string>());
+  EXPECT_EQ(codes, (std::set<std::string>{"not_drained", "beyond_saturation"}));
+  // Provenance: the resolved config is typed and complete.
+  EXPECT_EQ(s["config"]["traffic"]["load"], 0.5);
+  EXPECT_EQ(s["config"]["sim"]["max_drain_cycles"], 200);
+  EXPECT_EQ(s["config"]["router"]["latency"]["credit"], 1);  // a default the file does not name
+  EXPECT_TRUE(s["complete"].get<bool>());
+  EXPECT_NE(s["ftsim"]["command_line"].get<std::string>().find("traffic.load=0.5"), std::string::npos);
+  // Below saturation: no warning.
+  const auto d2 = tmpdir("summary_ok");
+  const Result ok = run("run " + kBase + " --out " + d2 + " --set sim.warmup_cycles=500 --set sim.measure_cycles=2000");
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  EXPECT_EQ(ok.output.find("WARNING"), std::string::npos) << ok.output;
+  EXPECT_TRUE(read_json(d2 + "/stats.json")["warnings"].empty());
+}
+
+TEST(CliFirstContact, SigintWritesPartialOutputsAndExitsNonZero) {
+  const auto d = tmpdir("sigint");
+  const std::string cmd = "sh -c '" + std::string(FTSIM_BINARY) + " run " + kBase + " --quiet --out " + d +
+                          " --set sim.measure_cycles=100000000 & p=$!; sleep 2; kill -INT $p; wait $p; echo rc=$?'";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
+  pclose(p);
+  EXPECT_NE(out.find("rc=130"), std::string::npos) << out;  // 128 + SIGINT
+  const auto s = read_json(d + "/stats.json");
+  EXPECT_FALSE(s["complete"].get<bool>());
+  EXPECT_EQ(s["interrupted"], "SIGINT");
+  EXPECT_EQ(s["warnings"][0]["code"], "interrupted");
+  EXPECT_LT(s["cycles"].get<double>(), 100000000.0);
+  std::ifstream ts(d + "/timeseries.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(ts, line)) ++rows;
+  EXPECT_GT(rows, 1);  // header and the windows simulated so far
+}
+
+TEST(CliFirstContact, SweepSigintWritesPartialResultsAndResumes) {
+  const auto d = tmpdir("sweep_sigint");
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 300}\n"
+                                           "grid: {sim.seed: [1, 2, 3]}\n");
+  // The --set makes the first point run for ever; the signal stops it.
+  const std::string cmd = "sh -c '" + std::string(FTSIM_BINARY) + " sweep " + sweep + " --jobs 1 --quiet --out " + d +
+                          "/out --set sim.max_drain_cycles=0 --set sim.measure_cycles=100000000 & p=$!; sleep 2; "
+                          "kill -TERM $p; wait $p; echo rc=$?'";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
+  pclose(p);
+  EXPECT_NE(out.find("rc=143"), std::string::npos) << out;  // 128 + SIGTERM
+  std::ifstream csv(d + "/out/results.csv");
+  std::vector<std::string> rows;
+  std::string line;
+  while (std::getline(csv, line)) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 4U) << out;
+  EXPECT_EQ(rows[1].rfind("0,1,,interrupted,interrupted,", 0), 0U) << rows[1];
+  EXPECT_EQ(rows[2].rfind("1,2,,not_run,", 0), 0U) << rows[2];
+  EXPECT_FALSE(fs::exists(d + "/out/run_0000/exit_code"));  // so --resume runs it again
+  // sweep --set cannot fix a grid axis.
+  const Result bad = run("sweep " + sweep + " --quiet --out " + d + "/bad --set sim.seed=4");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("'sim.seed' is a grid axis"), std::string::npos) << bad.output;
+}
+
+TEST(CliFirstContact, DidYouMeanForSubcommandsFlagsAndKeys) {
+  Result r = run("sweeep x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("did you mean 'sweep'?"), std::string::npos) << r.output;
+  r = run("run " + kBase + " --vdc w.vcd");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("did you mean '--vcd'?"), std::string::npos) << r.output;
+  r = run("run " + kBase + kShort + " --set router.vsc=2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("did you mean 'vcs'?"), std::string::npos) << r.output;
+  // ftsim list keys: every key with its default.
+  r = run("list keys");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("sim.watchdog_cycles"), std::string::npos) << r.output;
+  r = run("list experiments --experiments-dir " + std::string(FTSIM_SOURCE_DIR) + "/experiments");
+  EXPECT_NE(r.output.find("immunet-8x8-link-fault.yaml"), std::string::npos) << r.output;
+}
