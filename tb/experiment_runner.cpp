@@ -381,11 +381,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto comp = with_bypassed(routing::node_components(topo, perm));
   const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
   const std::uint64_t cycles = monitor.end_cycle;
-  const double measure =
-      monitor.stop_signal == 0
-          ? static_cast<double>(cfg.sim.measure_cycles)
-          : static_cast<double>(std::min<std::uint64_t>(s.window_end - s.window_start,
-                                                        cycles > s.window_start ? cycles - s.window_start : 0));
+  // The measurement window; an interrupted run measured up to its last cycle.
+  const std::uint64_t window_end =
+      monitor.stop_signal == 0 ? s.window_end : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
+  const double measure = std::max(1.0, static_cast<double>(window_end - s.window_start));
 
   nlohmann::json j;
   j["experiment"] = opts.experiment_name;
@@ -400,8 +399,6 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["links"] = topo.num_links();
   j["live_nodes"] = live_nodes;
   // Loads per live node-cycle: a node counts only while it is alive.
-  // An interrupted run measured only up to its last cycle.
-  const std::uint64_t window_end = std::max(s.window_start, std::min<std::uint64_t>(s.window_end, cycles));
   const double node_cycles = net.live_node_cycles(s.window_start, window_end);
   j["offered_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_created) / node_cycles : 0.0;
   j["accepted_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_delivered) / node_cycles : 0.0;

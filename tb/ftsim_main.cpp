@@ -194,11 +194,9 @@ void list_command(const std::string& what, std::string dir) {
       std::ifstream in(f);
       std::string first;
       std::getline(in, first);
-      if (first.rfind("#", 0) == 0)
-        first = first.substr(first.find_first_not_of("# ") == std::string::npos ? first.size()
-                                                                                : first.find_first_not_of("# "));
-      else
-        first.clear();
+      // The first comment line, without its "# ".
+      const std::size_t text = first.rfind('#', 0) == 0 ? first.find_first_not_of("# ") : std::string::npos;
+      first = text == std::string::npos ? std::string() : first.substr(text);
       std::cout << fmt::format("  {:<40} {}\n", f.filename().string(), first);
     }
   }
@@ -645,7 +643,8 @@ int sc_main(int argc, char* argv[]) {
       so.self_exe = std::filesystem::canonical("/proc/self/exe").string();
       const int failed = ftsim::tb::run_sweep(so);
       std::string written = sweep_out + "/results.csv";
-      for (const char* png : {"accepted_load.png", "latency.png"})  // claim only the plots that exist
+      for (const char* png :
+           {"accepted_load.png", "latency.png", "dropped.png", "recovery.png"})  // claim only the plots that exist
         if (std::filesystem::exists(sweep_out + "/" + png)) written += ", " + sweep_out + "/" + png;
       std::cout << fmt::format("ftsim: wrote {}\n", written);
       if (failed < 0) return -failed;

@@ -44,8 +44,11 @@ std::string scalar(const YAML::Node& n) {
 
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x,
-                                     const std::vector<std::string>& extra_sets) {
+                                     const std::vector<std::string>& extra_sets, std::string* name) {
   const YAML::Node root = parse_yaml_document(read_yaml_file(sweep_path, "sweep file"), sweep_path);
+  if (name != nullptr)
+    *name = root.IsMap() && root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
+                                                                    : fs::path(sweep_path).stem().string();
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
   const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot"};
   for (const auto& kv : root)
@@ -235,7 +238,7 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
       has_x = true;
     }
     if (!has_x) continue;
-    Samples& smp = series[label.empty() ? "all" : label][x];
+    Samples& smp = series[label.empty() ? "mean over seeds" : label][x];
     const auto& st = stats[i];
     smp.accepted.push_back(st.value("accepted_load", 0.0));
     const nlohmann::json lat = field(st, "latency_cycles.mean");
@@ -297,7 +300,16 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
     return cmd;
   };
   const bool fault_sweep = x_key.rfind("faults.", 0) == 0;
+  // Integer x (fault counts, VCs): integer tics, at most about ten.
+  bool integer_x = true;
+  double max_x = 0;
+  for (const auto& [label, pts] : series)
+    for (const auto& [x, smp] : pts) {
+      integer_x = integer_x && x == std::floor(x);
+      max_x = std::max(max_x, x);
+    }
   std::ostringstream g;
+  if (integer_x) g << "set xtics " << std::max(1.0, std::ceil(max_x / 10.0)) << "\n";
   g << "set terminal pngcairo size 900,650 noenhanced\nset grid\nset key below left horizontal\n"
     << "set title " << gnuplot_quote(title) << "\nset xlabel " << gnuplot_quote(axis_label(x_key))
     << "\nset yrange [0:*]\nset xrange [0:*]\nset offsets graph 0.02, graph 0.02, graph 0.05, 0\n"
@@ -448,7 +460,8 @@ bool point_finished(const SweepPoint& p, int* code) {
 int run_sweep(const SweepOptions& opts) {
   std::string base;
   std::string x_key;
-  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key, opts.overrides);
+  std::string title;
+  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key, opts.overrides, &title);
   fs::create_directories(opts.out_dir);
   // One sweep per directory: a second one (or a resume while the first still
   // runs) would start a second process on the same point.
@@ -545,7 +558,7 @@ int run_sweep(const SweepOptions& opts) {
   for (std::size_t i = 0; i < points.size(); ++i)
     status[i] = interrupted[i] ? "interrupted" : codes[i] < 0 ? "not_run" : codes[i] == 0 ? "ok" : "failed";
   write_file_atomically(csv_path, results_csv(points, codes, status, stats));
-  write_plots(opts.out_dir, fs::path(opts.sweep_path).stem().string(), csv_path, points, stats, x_key);
+  write_plots(opts.out_dir, title, csv_path, points, stats, x_key);
   ::close(lock_fd);
   if (stop_signal != 0) {
     std::size_t finished = 0;

@@ -29,10 +29,11 @@ struct SweepPoint {
 /// values; the runs are the cartesian product), optional `plot.x` (default
 /// traffic.load). `extra_sets` ("dotted.key=value", from `sweep --set`) are
 /// applied to every point after `set`; a grid axis cannot be among them.
+/// *name (when given) receives the sweep's `name`, else the file's stem.
 /// Throws routing::ConfigError naming the key.
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x,
-                                     const std::vector<std::string>& extra_sets = {});
+                                     const std::vector<std::string>& extra_sets = {}, std::string* name = nullptr);
 
 /// DIR/results.csv: one row per point. Columns: run, each grid key (values
 /// unquoted when numeric), exit_code (empty when the point did not run),

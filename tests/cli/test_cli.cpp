@@ -23,14 +23,18 @@ struct Result {
   std::string output;
 };
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(FTSIM_BINARY) + " " + args + " 2>&1";
+/// Runs a shell command; its exit code and its stdout.
+Result shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf{};
   while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
   const int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+Result run(const std::string& args) {
+  return shell(std::string(FTSIM_BINARY) + " " + args + " 2>&1");
 }
 
 std::string tmpdir(const std::string& name) {
@@ -831,11 +835,7 @@ TEST(CliFirstContact, SigintWritesPartialOutputsAndExitsNonZero) {
   const auto d = tmpdir("sigint");
   const std::string cmd = "sh -c '" + std::string(FTSIM_BINARY) + " run " + kBase + " --quiet --out " + d +
                           " --set sim.measure_cycles=100000000 & p=$!; sleep 2; kill -INT $p; wait $p; echo rc=$?'";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
-  pclose(p);
+  const std::string out = shell(cmd).output;
   EXPECT_NE(out.find("rc=130"), std::string::npos) << out;  // 128 + SIGINT
   const auto s = read_json(d + "/stats.json");
   EXPECT_FALSE(s["complete"].get<bool>());
@@ -859,11 +859,7 @@ TEST(CliFirstContact, SweepSigintWritesPartialResultsAndResumes) {
   const std::string cmd = "sh -c '" + std::string(FTSIM_BINARY) + " sweep " + sweep + " --jobs 1 --quiet --out " + d +
                           "/out --set sim.max_drain_cycles=0 --set sim.measure_cycles=100000000 & p=$!; sleep 2; "
                           "kill -TERM $p; wait $p; echo rc=$?'";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
-  pclose(p);
+  const std::string out = shell(cmd).output;
   EXPECT_NE(out.find("rc=143"), std::string::npos) << out;  // 128 + SIGTERM
   std::ifstream csv(d + "/out/results.csv");
   std::vector<std::string> rows;
