@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <map>
+#include <mutex>
+
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
@@ -12,8 +15,10 @@
 
 namespace ftsim::routing {
 
-std::vector<std::pair<std::string, std::string>> routing_names() {
-  return {
+namespace {
+
+const std::vector<std::pair<std::string, std::string>>& builtin_routing_names() {
+  static const std::vector<std::pair<std::string, std::string>> names = {
       {"dor", "dimension-order routing; mesh: any VC; torus: bubble flow control (VCT)"},
       {"dor-dateline", "dimension-order routing on a torus with dateline VC classes (>= 2 VCs)"},
       {"dor-unprotected", "dimension-order routing with no deadlock avoidance on tori (deadlocks; a baseline)"},
@@ -40,6 +45,45 @@ std::vector<std::pair<std::string, std::string>> routing_names() {
        "intermediate nodes on a mesh/torus, static faults; MECH = I, D, M, I+D, I+M, D+M, I+D+M, IxN, Ix2+D, none; "
        ">= N+2 VCs"},
   };
+  return names;
+}
+
+struct UserRouting {
+  std::string description;
+  RoutingFactory factory;
+};
+
+/// The user relations (register_routing), guarded by `mutex`.
+struct UserRoutings {
+  std::mutex mutex;
+  std::map<std::string, UserRouting> entries;
+};
+
+UserRoutings& user_routings() {
+  static UserRoutings r;
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> routing_names() {
+  auto out = builtin_routing_names();
+  UserRoutings& u = user_routings();
+  std::lock_guard<std::mutex> lock(u.mutex);
+  for (const auto& [n, e] : u.entries) out.emplace_back(n, e.description);
+  return out;
+}
+
+void register_routing(const std::string& name, const std::string& description, RoutingFactory factory) {
+  if (name.empty()) throw ConfigError("register routing: the name is empty");
+  if (!factory) throw ConfigError(fmt::format("register routing '{}': the factory is empty", name));
+  for (const auto& [n, d] : builtin_routing_names())
+    if (n == name || name == "inodes" || name.rfind("inodes:", 0) == 0)
+      throw ConfigError(fmt::format("register routing '{}': a built-in relation has that name", name));
+  UserRoutings& u = user_routings();
+  std::lock_guard<std::mutex> lock(u.mutex);
+  if (!u.entries.emplace(name, UserRouting{description, std::move(factory)}).second)
+    throw ConfigError(fmt::format("register routing '{}': already registered", name));
 }
 
 std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
@@ -66,6 +110,20 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "lft") return std::make_unique<LftRouting>();
   if (name == "inodes") return std::make_unique<InodeRouting>(inodes::parse_mechanism("I"));
   if (name.rfind("inodes:", 0) == 0) return std::make_unique<InodeRouting>(inodes::parse_mechanism(name.substr(7)));
+  {
+    UserRoutings& u = user_routings();
+    RoutingFactory factory;
+    {
+      std::lock_guard<std::mutex> lock(u.mutex);
+      const auto it = u.entries.find(name);
+      if (it != u.entries.end()) factory = it->second.factory;
+    }
+    if (factory) {
+      auto relation = factory();
+      if (!relation) throw ConfigError(fmt::format("routing '{}': the registered factory returned no relation", name));
+      return relation;
+    }
+  }
   std::string known;
   for (const auto& [n, d] : routing_names()) known += (known.empty() ? "" : ", ") + n;
   throw ConfigError(fmt::format("routing '{}' is unknown; allowed: {}", name, known));

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -184,9 +185,19 @@ class RoutingRelation {
 };
 
 /// Registry of routing relations by name ("dor", "dor-dateline", "duato",
-/// "updown", "mikant-shortest"). Throws ConfigError for an unknown name, listing
-/// the known ones.
+/// "updown", "mikant-shortest", ..., then the user's). Throws ConfigError for
+/// an unknown name, listing the known ones.
 std::unique_ptr<RoutingRelation> make_routing(const std::string& name);
+/// Built-in and registered relations: (name, description).
 std::vector<std::pair<std::string, std::string>> routing_names();
+
+/// Makes a new, unconfigured relation (the network configures it).
+using RoutingFactory = std::function<std::unique_ptr<RoutingRelation>()>;
+/// Registers a user routing relation under `name`, so that `routing: name`
+/// in an experiment (and make_routing) builds it. Process-wide, thread-safe;
+/// register before loading experiments. Throws ConfigError for an empty name,
+/// a name of a built-in relation (or starting with "inodes:"), a name
+/// registered before, or an empty factory.
+void register_routing(const std::string& name, const std::string& description, RoutingFactory factory);
 
 }  // namespace ftsim::routing

@@ -2,14 +2,18 @@
 """Prints the result tables of docs/reproduction/intermediate-nodes.md from the
 analysis JSON files and sweep CSVs.
 
-usage: scripts/inodes_report.py DIR [PREFIX]
+usage: scripts/inodes_report.py DIR [PREFIX] [--plot OUTDIR]
 DIR holds ft-exh-MECH.json, ft-reg-MECH.json, ft-smp-MECH.json (from
 `ftsim analyze fault-tolerance`) and PREFIX-{5vc,4vc,bgl}/results.csv (from
-`ftsim sweep`; PREFIX defaults to inodes4).
+`ftsim sweep`; PREFIX defaults to inodes4). With --plot OUTDIR, writes
+OUTDIR/figure9-{5vc,4vc,bgl}.png (gnuplot): throughput against faults, one
+line per routing, error bars = sample standard deviation over fault draws.
 """
 import csv
 import json
+import math
 import os
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -42,10 +46,49 @@ def first_failure(docs, mech):
     return f'<= {min(bad)}' if min(bad) == min(r['faults'] for r in rows) else str(min(bad))
 
 
+def mean_sd(xs):
+    """Mean and sample standard deviation (0 for a single value)."""
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return m, sd
+
+
+def plot(outdir, sw, agg, faults):
+    """Figure 9 panel as a PNG: mean throughput per fault count with error
+    bars of one sample standard deviation over the fault draws."""
+    os.makedirs(outdir, exist_ok=True)
+    routings = sorted({k[0] for k in agg})
+    dat = os.path.join(outdir, f'figure9-{sw}.dat')
+    with open(dat, 'w') as f:
+        for rt in routings:
+            f.write(f'# {rt}\n')
+            for fc in faults:
+                v = agg.get((rt, fc), [])
+                if v:
+                    m, sd = mean_sd([a for a, _ in v])
+                    f.write(f'{fc} {m} {sd}\n')
+            f.write('\n\n')
+    png = os.path.join(outdir, f'figure9-{sw}.png')
+    lines = ', '.join(f"'{dat}' index {i} using 1:2:3 with yerrorlines title '{rt}'" for i, rt in enumerate(routings))
+    script = (f"set terminal pngcairo size 900,600; set output '{png}';"
+              f"set title 'Intermediate nodes, 8x8x8 torus, {sw}: saturation throughput against link faults';"
+              "set xlabel 'faulty links'; set ylabel 'accepted load (flits/cycle, whole network)';"
+              "set key below; set grid; set yrange [0:*]; set xrange [-0.5:*];"
+              f"plot {lines}")
+    subprocess.run(['gnuplot', '-e', script], check=True)
+    return png
+
+
 def main():
-    d = sys.argv[1]
+    args = [a for a in sys.argv[1:]]
+    plot_dir = None
+    if '--plot' in args:
+        i = args.index('--plot')
+        plot_dir = args[i + 1]
+        del args[i:i + 2]
+    d = args[0]
     # Folder prefix of the cycle-level sweeps: DIR/PREFIX-{5vc,4vc,bgl}.
-    prefix = sys.argv[2] if len(sys.argv) > 2 else 'inodes4'
+    prefix = args[1] if len(args) > 1 else 'inodes4'
     print('### Exhaustive (every combination of the 81 links)\n')
     docs = table('exh', d)
     print('\n### Distance-1 region (33 links around node 0)\n')
@@ -89,7 +132,7 @@ def main():
         best = {}
         bad = 0
         for r in csv.DictReader(open(path)):
-            if r['exit_code'] != '0':
+            if r['exit_code'] != '0' or r.get('status', 'ok') != 'ok':
                 bad += 1
                 continue
             key = (r.get('routing', 'duato (BG/L planes)'), int(r['faults.random_links']), r['faults.random_seed'])
@@ -99,20 +142,27 @@ def main():
         for (rt, f, _), v in best.items():
             agg[(rt, f)].append(v)
         faults = sorted({k[1] for k in agg})
-        print(f'\n### Throughput, {sw} (flits/cycle, best of the offered loads, mean over fault draws){" — %d failed runs" % bad if bad else ""}\n')
+        print(f'\n### Throughput, {sw} (flits/cycle, best of the offered loads, mean ± sample sd over fault draws){" — %d failed runs" % bad if bad else ""}\n')
         print('| routing | ' + ' | '.join(str(f) for f in faults) + ' | last / fault-free |')
         print('|---|' + '---|' * (len(faults) + 1))
         for rt in sorted({k[0] for k in agg}):
             cells = []
             for f in faults:
                 v = agg.get((rt, f), [])
-                cells.append(f"{sum(a for a, _ in v) / len(v):.1f}" + (f" ({sum(b for _, b in v)} dl)" if any(b for _, b in v) else '') if v else '')
+                if v:
+                    m, sd = mean_sd([a for a, _ in v])
+                    dl = sum(b for _, b in v)
+                    cells.append(f"{m:.1f} ± {sd:.1f}" + (f" ({dl} dl)" if dl else ''))
+                else:
+                    cells.append('')
             first = agg.get((rt, faults[0]), [])
             last = agg.get((rt, faults[-1]), [])
             rel = ''
             if first and last:
                 rel = f"{100.0 * (sum(a for a, _ in last) / len(last)) / (sum(a for a, _ in first) / len(first)):.1f}%"
             print(f'| {rt} | ' + ' | '.join(cells) + f' | {rel} |')
+        if plot_dir:
+            print(f'\nplot: {plot(plot_dir, sw, agg, faults)}')
 
 
 if __name__ == '__main__':

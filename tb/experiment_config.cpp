@@ -12,14 +12,15 @@
 
 #include "routing_logic/types.hpp"
 #include "tb/cli_text.hpp"
+#include "tb/plugin_registry.hpp"
 #include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
 
 using routing::ConfigError;
 
-std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
-  return {
+const std::vector<std::pair<std::string, std::string>>& builtin_traffic_pattern_names() {
+  static const std::vector<std::pair<std::string, std::string>> names = {
       {"uniform", "uniform random over the other live nodes (self excluded)"},
       {"hotspot", "traffic.hotspot_fraction of packets to traffic.hotspot_nodes, the rest uniform"},
       {"transpose", "swap the upper and lower halves of the node-id bits (2^2b nodes)"},
@@ -29,6 +30,13 @@ std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
       {"tornado", "each coordinate + ceil(k/2)-1 mod k (mesh/torus), node id + ceil(N/2)-1 otherwise"},
       {"neighbor", "nearest neighbour: coordinate 0 + 1 mod k (mesh/torus), node id + 1 otherwise"},
   };
+  return names;
+}
+
+std::vector<std::pair<std::string, std::string>> traffic_pattern_names() {
+  auto out = builtin_traffic_pattern_names();
+  for (auto& e : user_traffic_pattern_names()) out.push_back(std::move(e));
+  return out;
 }
 
 namespace {
@@ -311,9 +319,15 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
           {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
       if (f["model"]) {
         cfg.faults.model = get_str(c, f["model"], "faults.model");
-        if (cfg.faults.model != "links" && cfg.faults.model != "bgl-planes")
+        bool known = false;
+        std::string list;
+        for (const auto& [n, d] : fault_model_names()) {
+          known |= n == cfg.faults.model;
+          list += (list.empty() ? "" : ", ") + n;
+        }
+        if (!known)
           throw ConfigError(
-              fmt::format("{} = '{}': allowed links, bgl-planes", c.key("faults.model"), cfg.faults.model));
+              fmt::format("{} = '{}' is unknown; allowed: {}", c.key("faults.model"), cfg.faults.model, list));
       }
       if (f["bgl_plane_nodes"])
         cfg.faults.bgl_plane_nodes = get_num<int>(c, f["bgl_plane_nodes"], "faults.bgl_plane_nodes", 1, 1 << 20);

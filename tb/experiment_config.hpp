@@ -143,8 +143,11 @@ void apply_override(YAML::Node& root, const std::string& assignment);
 /// it can be run again as an experiment file.
 nlohmann::json resolved_config_json(const ExperimentConfig& cfg);
 
-/// The traffic pattern names.
+/// The traffic pattern names: the built-in ones, then those registered with
+/// register_traffic_pattern (tb/plugin_registry.hpp).
 std::vector<std::pair<std::string, std::string>> traffic_pattern_names();
+/// The built-in traffic pattern names only.
+const std::vector<std::pair<std::string, std::string>>& builtin_traffic_pattern_names();
 
 /// `router.injection` names: "fair", "transit_priority", "adaptive_bubble".
 /// parse returns false for any other name.

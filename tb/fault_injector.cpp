@@ -130,6 +130,19 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
     }
     out.push_back(r);
   }
+  if (const FaultModelFunction model = user_fault_model(spec.model)) {
+    for (ResolvedFault f : model(topo, spec)) {
+      const int limit = f.is_router ? topo.num_routers() : topo.num_links();
+      if (f.id < 0 || f.id >= limit)
+        throw ConfigError(fmt::format("faults.model = '{}': {} id {} out of range 0..{}", spec.model,
+                                      f.is_router ? "router" : "link", f.id, limit - 1));
+      if (f.repair >= 0 && f.repair <= f.at)
+        throw ConfigError(fmt::format("faults.model = '{}': fault at cycle {} repaired at {} (must be later)",
+                                      spec.model, f.at, f.repair));
+      f.label = f.is_router ? topo.router_label(f.id) : topo.link_label(f.id);
+      out.push_back(f);
+    }
+  }
   if (spec.random_links > 0) {
     routing::FaultSet fs = permanent_faults(out);
     // Random links avoid every link a scheduled fault already takes down

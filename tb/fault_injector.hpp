@@ -7,24 +7,17 @@
 
 #include "routing_logic/fault_set.hpp"
 #include "tb/network.hpp"
+#include "tb/plugin_registry.hpp"
 
 namespace ftsim::tb {
-
-/// A fault resolved against the topology.
-struct ResolvedFault {
-  bool is_router = false;
-  int id = -1;  ///< link id or router id
-  std::string label;
-  std::int64_t at = 0;
-  std::int64_t repair = -1;
-  bool random = false;
-};
 
 /// Resolves the experiment's faults: names to ids, random links drawn with
 /// faults.random_seed among the links whose loss keeps the surviving nodes
 /// connected. Throws ConfigError for a label that does not exist, a random
 /// count larger than can be drawn, or a permanent fault set that disconnects
-/// the surviving nodes.
+/// the surviving nodes. A user fault model (faults.model registered with
+/// register_fault_model) adds its faults after the listed ones and before the
+/// random links; an id out of range is a ConfigError naming the model.
 /// allow_disconnect: mechanisms that report lost nodes themselves (Immunet)
 /// accept a permanent fault set that splits the survivors.
 std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec,

@@ -28,6 +28,7 @@
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
 #include "tb/output_files.hpp"
+#include "tb/plugin_registry.hpp"
 #include "tb/run_summary.hpp"
 #include "tb/sweep.hpp"
 #include "tb/version.hpp"
@@ -160,6 +161,10 @@ void list_command(const std::string& what, std::string dir) {
   if (all || what == "patterns") {
     std::cout << "traffic patterns:\n";
     for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
+  }
+  if (all || what == "fault-models") {
+    std::cout << "fault models (faults.model):\n";
+    for (const auto& [n, d] : ftsim::tb::fault_model_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
   }
   if (all || what == "keys") {
     std::cout << "experiment keys (default value; docs/user-guide.md explains each):\n";
@@ -464,7 +469,8 @@ int sc_main(int argc, char* argv[]) {
       "list", "print topologies, routing relations, mechanisms, traffic patterns, experiment keys and files");
   std::string list_what = "all";
   list->add_option("what", list_what, "all (default), topologies, routing, mechanisms, patterns, keys, experiments")
-      ->check(CLI::IsMember({"all", "topologies", "routing", "mechanisms", "patterns", "keys", "experiments"}));
+      ->check(CLI::IsMember(
+          {"all", "topologies", "routing", "mechanisms", "patterns", "fault-models", "keys", "experiments"}));
   std::string list_dir;
   list->add_option("--experiments-dir", list_dir,
                    "folder of experiment files (default: ./experiments, else the one next to the ftsim binary)");

@@ -64,7 +64,7 @@ void Network::check_memory(const routing::Topology& t, const ExperimentConfig& c
         t.spec(), t.num_routers(), static_cast<double>(need) / (1ULL << 30), static_cast<double>(have) / (1ULL << 30)));
 }
 
-Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
+Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, const NetworkOptions& options)
     : sc_module(name),
       clk("clk", sc_core::sc_time(cfg.sim.period_ns, sc_core::SC_NS)),
       routers("router"),
@@ -145,16 +145,18 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg)
       }
     }
   }
-  generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
-    return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
-                                *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
-  });
-  sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
-    return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
-  });
-  for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
-    generators[n].socket.bind(interfaces[n].target);
-    interfaces[n].deliver.bind(sinks[n].socket);
+  if (options.traffic_endpoints) {
+    generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
+      return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
+                                  *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
+    });
+    sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
+      return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
+    });
+    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+      generators[n].socket.bind(interfaces[n].target);
+      interfaces[n].deliver.bind(sinks[n].socket);
+    }
   }
   // Forwarding tables (boot-time back-door) for table-driven relations.
   if (const auto* ud = dynamic_cast<const routing::UpDownRouting*>(m_relation.get())) {

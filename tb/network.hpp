@@ -24,6 +24,17 @@ namespace ftsim::tb {
 /// routers).
 std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg);
 
+/// What a Network builds besides the routers, interfaces and links.
+struct NetworkOptions {
+  /// true: one TrafficGenerator (traffic.* of the experiment) and one
+  /// MessageSink per node, bound to the interfaces. false: none; the user
+  /// binds their own TLM-2.0 initiator to each `interfaces[n].target`
+  /// (b_transport, address = destination node, data length = message bytes)
+  /// and their own target to each `interfaces[n].deliver` before simulation
+  /// starts. An unbound socket is an SystemC elaboration error.
+  bool traffic_endpoints = true;
+};
+
 /// Elaborates the network described by an experiment under the module name
 /// given (use "net" so that waves read net.router_1_2.input_east.vc1).
 /// Throws routing::ConfigError for an unknown topology or routing, too few VCs
@@ -31,13 +42,14 @@ std::uint64_t estimated_memory_bytes(const routing::Topology& t, const Experimen
 /// than two packets.
 class Network : public sc_core::sc_module {
  public:
-  Network(sc_core::sc_module_name name, const ExperimentConfig& cfg);
+  Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, const NetworkOptions& options = {});
   ~Network() override;
 
   sc_core::sc_clock clk;
   sc_core::sc_vector<hw::Router> routers;
   sc_core::sc_vector<hw::NetworkInterface> interfaces;
   sc_core::sc_vector<hw::TableTarget> table_targets;
+  /// Empty when NetworkOptions::traffic_endpoints is false.
   sc_core::sc_vector<TrafficGenerator> generators;
   sc_core::sc_vector<MessageSink> sinks;
   std::unique_ptr<hw::ManagementBus> management;

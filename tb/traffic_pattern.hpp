@@ -7,6 +7,7 @@
 
 #include "routing_logic/topology.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/plugin_registry.hpp"
 
 namespace ftsim::tb {
 
@@ -14,6 +15,9 @@ namespace ftsim::tb {
 /// patterns that map a node to itself or to a dead node yield kNone (the
 /// generator then sends nothing). Bit patterns need a power-of-two node count
 /// (transpose: an even power); the constructor throws ConfigError otherwise.
+/// A pattern registered with register_traffic_pattern is looked up by name
+/// when the pattern is built; its destinations pass the same live-component
+/// filter as the built-in permutations.
 class TrafficPattern {
  public:
   TrafficPattern(const routing::Topology& topo, const TrafficSpec& spec);
@@ -26,6 +30,7 @@ class TrafficPattern {
 
  private:
   routing::NodeId uniform(routing::NodeId src, std::mt19937_64& rng) const;
+  DestinationFunction m_user;  ///< a registered user pattern, or empty
   const routing::Topology& m_topo;
   TrafficSpec m_spec;
   int m_bits = 0;
