@@ -72,7 +72,8 @@ struct LinkDirection {
   Router* receiver = nullptr;  ///< woken when a flit is written
   Router* sender = nullptr;    ///< woken when a credit is written
   bool failed = false;
-  int link_id = -1;  ///< topology link id, -1 for NI attachments of direct networks
+  bool alive = true;  ///< traced: !failed (set together with failed)
+  int link_id = -1;   ///< topology link id, -1 for NI attachments of direct networks
 };
 
 }  // namespace ftsim::hw

@@ -21,7 +21,23 @@ struct Flit {
   }
 };
 
+/// The flit an output port sent this cycle, as shown in waves: the flit's
+/// fields plus its packet's source and destination node and its kind.
+struct TracedFlit {
+  /// kind values (waves/filters/flit_kind.txt names them).
+  enum Kind : std::uint8_t { kNone = 0, kHead = 1, kBody = 2, kTail = 3, kHeadTail = 4 };
+  Flit flit;
+  std::int32_t src = -1;  ///< source node, -1 when no flit was sent
+  std::int32_t dst = -1;  ///< destination node, -1 when no flit was sent
+  std::uint8_t kind = kNone;
+  static std::uint8_t kind_of(const Flit& f) {
+    return f.head ? (f.tail ? kHeadTail : kHead) : (f.tail ? kTail : kBody);
+  }
+};
+
 /// VCD tracing of a flit's fields under "name.packet", "name.seq", ...
 void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name);
+/// The same plus "name.src", "name.dst" and "name.kind".
+void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string& name);
 
 }  // namespace ftsim::hw

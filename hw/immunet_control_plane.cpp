@@ -396,8 +396,9 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
     if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);
 }
 
-void ImmunetControlPlane::trace(sc_core::sc_trace_file* tf) const {
+void ImmunetControlPlane::trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected) const {
   for (std::size_t r = 0; r < m_nodes.size(); ++r) {
+    if (!selected.empty() && !selected[r]) continue;
     const std::string b = std::string(m_routers[r]->name()) + ".rm.";
     const EmergencyState& s = m_nodes[r].logic.state();
     sc_core::sc_trace(tf, s.epl, b + "epl");

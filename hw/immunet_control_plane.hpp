@@ -106,7 +106,9 @@ class ImmunetControlPlane : public sc_core::sc_module {
   /// emergency wires themselves appear on the links' phit bundles
   /// (<router>.output_<port>.{req0,req1,data}), driven in the second half of
   /// each cycle while an emergency is signalled.
-  void trace(sc_core::sc_trace_file* tf) const;
+  /// Traces the emergency state of the routers with selected[r] != 0 (every
+  /// router when `selected` is empty).
+  void trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected = {}) const;
   /// Hardware cost of one router's tables, in bits.
   long safe_table_bits() const;
   long adaptive_table_bits() const;

@@ -23,6 +23,13 @@ void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name
   sc_core::sc_trace(tf, f.valid, name + ".valid");
 }
 
+void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string& name) {
+  sc_trace(tf, f.flit, name);
+  sc_core::sc_trace(tf, f.src, name + ".src");
+  sc_core::sc_trace(tf, f.dst, name + ".dst");
+  sc_core::sc_trace(tf, f.kind, name + ".kind");
+}
+
 Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx)
     : sc_module(name), clk("clk"), m_id(id), m_ctx(ctx), m_in(radix), m_out(radix) {
   const int vcs = ctx.params.vcs;
@@ -224,7 +231,7 @@ void Router::tick() {
   if (m_ctx.trace_mode) {
     for (auto& op : m_out) {
       op.grant = -1;
-      op.last_flit.valid = false;
+      op.last_flit = TracedFlit{};
       if (op.link != nullptr) op.link->bundle.req0 = op.link->bundle.req1 = false;
     }
   }
@@ -414,8 +421,13 @@ void Router::switch_allocation(std::uint64_t c) {
         op.link->bundle.data = f.packet;
         op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
         op.link->bundle.req1 = f.head;
-        op.last_flit = f;
-        op.last_flit.valid = true;
+        if (m_ctx.trace_mode) {
+          op.last_flit.flit = f;
+          op.last_flit.flit.valid = true;
+          op.last_flit.src = pk.header.src;
+          op.last_flit.dst = pk.header.dst;
+          op.last_flit.kind = TracedFlit::kind_of(f);
+        }
         ++m_ctx.stats.flits_moved;
         m_ctx.stats.last_move_cycle = c;
       }
@@ -617,6 +629,7 @@ void Router::trace(sc_core::sc_trace_file* tf) const {
       sc_core::sc_trace(tf, l->bundle.req0, ob + ".req0");
       sc_core::sc_trace(tf, l->bundle.req1, ob + ".req1");
       sc_core::sc_trace(tf, l->bundle.stop, ob + ".stop");
+      sc_core::sc_trace(tf, l->alive, ob + ".alive");
     }
   }
 }

@@ -164,7 +164,7 @@ class Router : public sc_core::sc_module {
     int rr_sa = 0;           // output-side SA arbiter: crossbar-input key port * queues_per_port() + queue
     int capacity = 1;        // crossbar outputs (flits per cycle)
     int grant = -1;          // traced: input port granted this cycle
-    Flit last_flit;          // traced
+    TracedFlit last_flit;    // traced (written only in trace mode)
     std::vector<int> rr_va;  // per output VC arbiter
     struct Control {
       std::uint32_t token;

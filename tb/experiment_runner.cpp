@@ -338,6 +338,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   Monitor monitor("monitor", net, cfg, opts.quiet);
   if (opts.on_elaborated) opts.on_elaborated(net);
 
+  const std::vector<char> traced =
+      opts.trace_routers.empty() ? std::vector<char>{} : parse_router_selection(net.topology(), opts.trace_routers);
   const sc_core::sc_time period = net.clk.period();
   const auto sim_start = Clock::now();
   sc_core::sc_trace_file* tf = nullptr;
@@ -346,7 +348,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     tf->set_time_unit(1, sc_core::SC_PS);  // Immunet drives its wires in the second half of a cycle
-    net.trace(tf);
+    net.trace(tf, traced);
     net.context().trace_mode = true;
     for (auto& r : net.routers) r.wake();
   };

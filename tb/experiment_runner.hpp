@@ -16,7 +16,9 @@ struct RunOptions {
   std::string vcd_path;         ///< empty: no waves
   std::int64_t trace_from = 0;  ///< first traced cycle
   std::int64_t trace_to = -1;   ///< last traced cycle (-1: end of run)
-  bool quiet = false;           ///< no progress on stderr
+  /// Routers to trace (parse_router_selection syntax); empty: every router.
+  std::string trace_routers;
+  bool quiet = false;  ///< no progress on stderr
   std::string experiment_name;
   std::string command_line;  ///< recorded in stats.json "ftsim" (provenance)
   /// Tests: called once the network is elaborated, before cycle 0 (to inject

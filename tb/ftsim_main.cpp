@@ -328,6 +328,7 @@ int sc_main(int argc, char* argv[]) {
   std::string vcd;
   std::int64_t trace_from = 0;
   std::int64_t trace_to = -1;
+  std::string trace_routers;
   bool quiet = false;
   bool plot = false;
   auto* run = app.add_subcommand("run", "run one experiment; writes DIR/stats.json and DIR/timeseries.csv");
@@ -337,6 +338,10 @@ int sc_main(int argc, char* argv[]) {
   auto* vcd_opt = run->add_option("--vcd", vcd, "write VCD waves to FILE");
   run->add_option("--trace-from", trace_from, "first traced cycle")->needs(vcd_opt)->check(CLI::NonNegativeNumber);
   run->add_option("--trace-to", trace_to, "last traced cycle")->needs(vcd_opt)->check(CLI::NonNegativeNumber);
+  run->add_option("--trace-routers", trace_routers,
+                  "trace only these routers: labels and mesh/torus regions separated by ';' "
+                  "(e.g. \"3,3;4,3\" or \"2..5,2..5\"; default all)")
+      ->needs(vcd_opt);
   run->add_flag("--quiet", quiet, "no progress on stderr");
   run->add_flag("--plot", plot, "also plot the time series to DIR/timeseries.png (gnuplot)");
 
@@ -679,6 +684,7 @@ int sc_main(int argc, char* argv[]) {
     ro.vcd_path = vcd;
     ro.trace_from = trace_from;
     ro.trace_to = trace_to;
+    ro.trace_routers = trace_routers;
     ro.quiet = quiet;
     ro.experiment_name = experiment;
     ro.command_line = command_line;

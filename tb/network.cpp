@@ -13,6 +13,7 @@
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
+#include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/updown.hpp"
 
 namespace ftsim::tb {
@@ -302,6 +303,7 @@ void Network::fail_link(routing::LinkId l) {
     hw::LinkDirection& d = direction(l, fwd);
     if (d.failed) continue;
     d.failed = true;
+    d.alive = false;
     for (std::size_t i = 0; i < d.flits.size(); ++i)
       m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
     d.flits.clear();
@@ -313,8 +315,10 @@ void Network::fail_link(routing::LinkId l) {
 
 void Network::repair_link(routing::LinkId l) {
   const routing::Link& lk = m_topo->link(l);
-  direction(l, true).failed = false;
-  direction(l, false).failed = false;
+  for (const bool fwd : {true, false}) {
+    direction(l, fwd).failed = false;
+    direction(l, fwd).alive = true;
+  }
   auto occupancy = [&](routing::RouterId r, routing::PortId p) {
     std::vector<int> occ(m_ctx.params.vcs);
     for (int v = 0; v < m_ctx.params.vcs; ++v) occ[v] = routers[r].input_occupancy(p, v);
@@ -538,10 +542,93 @@ std::vector<std::string> Network::wait_for_chain() const {
   return chain;
 }
 
-void Network::trace(sc_core::sc_trace_file* tf) const {
+void Network::trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected) const {
   sc_core::sc_trace(tf, clk, std::string(name()) + ".clk");
-  for (const auto& r : routers) r.trace(tf);
-  if (immunet) immunet->trace(tf);
+  for (std::size_t r = 0; r < routers.size(); ++r)
+    if (selected.empty() || selected[r]) routers[r].trace(tf);
+  if (immunet) immunet->trace(tf, selected);
+}
+
+std::vector<char> parse_router_selection(const routing::Topology& topo, const std::string& spec) {
+  std::vector<char> out(static_cast<std::size_t>(topo.num_routers()), 0);
+  const auto* cube = dynamic_cast<const routing::KAryNCube*>(&topo);
+  std::string ranges;
+  if (cube != nullptr)
+    for (int d = 0; d < cube->dimensions(); ++d) ranges += fmt::format("{}0..{}", d ? "," : "", cube->radix_of(d) - 1);
+  const std::string hint = cube != nullptr
+                               ? fmt::format("router labels like {} or regions like {}", topo.router_label(0), ranges)
+                               : fmt::format("router labels like {}", topo.router_label(0));
+  std::string token;
+  int tokens = 0;
+  auto take = [&](const std::string& tok) {
+    if (tok.empty()) return;
+    ++tokens;
+    if (tok == "all") {
+      std::fill(out.begin(), out.end(), 1);
+      return;
+    }
+    if (tok.find("..") == std::string::npos) {
+      try {
+        out[static_cast<std::size_t>(topo.parse_router(tok))] = 1;
+      } catch (const ConfigError& e) {
+        throw ConfigError(fmt::format("--trace-routers '{}': {}; use {}", tok, e.what(), hint));
+      }
+      return;
+    }
+    if (cube == nullptr)
+      throw ConfigError(
+          fmt::format("--trace-routers '{}': regions need a mesh or torus; {} takes {}", tok, topo.spec(), hint));
+    // Region: per dimension N or A..B.
+    std::vector<std::pair<int, int>> lo_hi;
+    std::size_t start = 0;
+    while (start <= tok.size()) {
+      const std::size_t comma = tok.find(',', start);
+      const std::string field = tok.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::size_t dots = field.find("..");
+      try {
+        std::size_t used = 0;
+        const std::string a = dots == std::string::npos ? field : field.substr(0, dots);
+        const std::string b = dots == std::string::npos ? field : field.substr(dots + 2);
+        const int lo = std::stoi(a, &used);
+        if (used != a.size()) throw std::invalid_argument(a);
+        const int hi = std::stoi(b, &used);
+        if (used != b.size()) throw std::invalid_argument(b);
+        lo_hi.emplace_back(lo, hi);
+      } catch (const std::exception&) {
+        throw ConfigError(fmt::format("--trace-routers '{}': '{}' is not N or A..B; use {}", tok, field, hint));
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (static_cast<int>(lo_hi.size()) != cube->dimensions())
+      throw ConfigError(fmt::format("--trace-routers '{}': {} has {} dimensions; use {}", tok, topo.spec(),
+                                    cube->dimensions(), hint));
+    for (int d = 0; d < cube->dimensions(); ++d) {
+      const auto [lo, hi] = lo_hi[static_cast<std::size_t>(d)];
+      if (lo < 0 || hi >= cube->radix_of(d) || lo > hi)
+        throw ConfigError(fmt::format("--trace-routers '{}': coordinate {} range {}..{} outside 0..{}", tok, d, lo, hi,
+                                      cube->radix_of(d) - 1));
+    }
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      bool inside = true;
+      for (int d = 0; d < cube->dimensions() && inside; ++d) {
+        const int c = cube->coord(r, d);
+        inside = c >= lo_hi[static_cast<std::size_t>(d)].first && c <= lo_hi[static_cast<std::size_t>(d)].second;
+      }
+      if (inside) out[static_cast<std::size_t>(r)] = 1;
+    }
+  };
+  for (char c : spec) {
+    if (c == ';' || std::isspace(static_cast<unsigned char>(c))) {
+      take(token);
+      token.clear();
+    } else {
+      token += c;
+    }
+  }
+  take(token);
+  if (tokens == 0) throw ConfigError(fmt::format("--trace-routers: no router given; use {}", hint));
+  return out;
 }
 
 }  // namespace ftsim::tb

@@ -114,8 +114,10 @@ class Network : public sc_core::sc_module {
   };
   OldestFlit oldest_waiting_flit() const;
 
-  /// Registers the waves of every router and link.
-  void trace(sc_core::sc_trace_file* tf) const;
+  /// Registers the waves of the clock and of the routers with selected[r] !=
+  /// 0 (every router when `selected` is empty): their queues, output ports,
+  /// outgoing links and, for Immunet, emergency state.
+  void trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected = {}) const;
 
  private:
   /// Throws ConfigError (exit 2) with the estimate when the network would
@@ -135,6 +137,13 @@ class Network : public sc_core::sc_module {
   std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;  // direct networks: 2 per node
   std::vector<std::pair<std::uint64_t, int>> m_live_log;        // (cycle, live nodes from then on)
 };
+
+/// The routers named by a `--trace-routers` specification: router labels and,
+/// on meshes and tori, regions, separated by ';' or blanks. A region gives
+/// each coordinate as N or A..B (inclusive), e.g. "2..4,2..4" or "0..7,3";
+/// "all" selects every router. Returns one flag per router. Throws
+/// routing::ConfigError naming the token and the topology's ranges.
+std::vector<char> parse_router_selection(const routing::Topology& topo, const std::string& spec);
 
 /// Sanitises a label into an SystemC name: "1,2" -> "1_2", "<01,2>" -> "01_2".
 std::string sc_name_of(const std::string& label);
