@@ -1,5 +1,7 @@
 #include "tb/dqr_analysis.hpp"
 
+#include "tb/cli_text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -75,6 +77,8 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     if (!topo->link(l).b_is_node) switch_links.push_back(l);
   const double flows = static_cast<double>(topo->num_nodes()) * (topo->num_nodes() - 1);
   const auto wall0 = std::chrono::steady_clock::now();
+  const std::uint64_t total_runs = static_cast<std::uint64_t>(opt.runs) * variants.size();
+  Progress progress("analyze dqr", "runs", opt.progress);
 
   nlohmann::json out;
   out["topology"] = topo->spec();
@@ -90,7 +94,6 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     std::vector<Point> total(static_cast<std::size_t>(opt.max_faults));
     std::mutex mu;
     std::atomic<int> next_run{0}, done{0};
-    auto last_report = std::chrono::steady_clock::now();
     // Each run's successful reconfigurations, summed in run order after
     // the workers finish, so the figures do not depend on the thread count.
     std::vector<std::vector<rt::dqr::Result>> per_run(static_cast<std::size_t>(opt.runs));
@@ -123,12 +126,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
         const int d = ++done;
         if (opt.progress) {
           std::lock_guard<std::mutex> lock(mu);
-          const auto now = std::chrono::steady_clock::now();
-          if (now - last_report > std::chrono::seconds(2) || d == opt.runs) {
-            last_report = now;
-            std::cerr << fmt::format("ftsim: dqr {} [{}/{}]: {}/{} runs, {:.0f} s\n", opt.variants[vi], vi + 1,
-                                     variants.size(), d, opt.runs, std::chrono::duration<double>(now - wall0).count());
-          }
+          const std::uint64_t all_done = vi * static_cast<std::uint64_t>(opt.runs) + static_cast<std::uint64_t>(d);
+          const std::string note = fmt::format("variant {} ({} of {})", opt.variants[vi], vi + 1, variants.size());
+          if (all_done == total_runs)
+            progress.finish(all_done, total_runs, note);
+          else
+            progress.update(all_done, total_runs, note);
         }
       }
     };

@@ -1,5 +1,7 @@
 #include "tb/fault_tolerance_analysis.hpp"
 
+#include "tb/cli_text.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -29,18 +31,21 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string mode;
-  auto last_print = std::chrono::steady_clock::now();
-  const auto start = last_print;
+  // The shared progress format (tb/cli_text.hpp), called from this thread
+  // only; the final line once per mode.
+  Progress prog("analyze fault-tolerance " + mech.name(), "combinations", o.progress);
+  const auto start = std::chrono::steady_clock::now();
+  bool finished = false;
   in::ProgressFn progress = [&](std::uint64_t done, std::uint64_t total) {
-    if (!o.progress) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (done != total && now - last_print < std::chrono::seconds(2)) return;
-    last_print = now;
-    const double s = std::chrono::duration<double>(now - start).count();
-    std::fprintf(stderr, "ftsim: %s %s: %llu of %llu combinations (%.1f%%), %.0f combinations/s\n", mode.c_str(),
-                 mech.name().c_str(), static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
-                 s > 0 ? static_cast<double>(done) / s : 0.0);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string note =
+        fmt::format("{}, {:.0f} combinations/s", mode, s > 0 ? static_cast<double>(done) / s : 0.0);
+    if (done < total) {
+      prog.update(done, total, note);
+    } else if (!finished) {
+      finished = true;
+      prog.finish(done, total, note);
+    }
   };
 
   std::vector<in::FaultCountResult> rows;

@@ -346,13 +346,16 @@ int sc_main(int argc, char* argv[]) {
   run->add_flag("--plot", plot, "also plot the time series to DIR/timeseries.png (gnuplot)");
 
   std::string sweep_file;
-  int jobs = 2;
+  // --jobs N: parallel workers everywhere (processes for sweep, threads for
+  // analyze), default all cores; analyze also accepts its older --threads.
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string sweep_out = "results/sweep";
   bool sweep_resume = false;
   auto* sweep =
       app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
   sweep->add_option("sweep", sweep_file, "sweep YAML file")->required();
-  sweep->add_option("--jobs", jobs, "worker processes")->check(CLI::Range(1, 1024));
+  sweep->add_option("--jobs,--threads", jobs, "parallel runs (worker processes; default: all cores)")
+      ->check(CLI::Range(1, 1024));
   sweep->add_option("--set", sets, "override a key in every point: dotted.key=value (repeatable; not a grid axis)");
   sweep->add_option("--out", sweep_out, "output directory");
   sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
@@ -380,7 +383,8 @@ int sc_main(int argc, char* argv[]) {
   success->add_option("--trials", an_trials, "trials per fault count (default 100000)")
       ->check(CLI::Range(1L, 100000000L));
   success->add_option("--seed", an_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-  success->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  success->add_option("--jobs,--threads", an_threads, "parallel workers (threads; default: all cores)")
+      ->check(CLI::Range(1, 256));
   success->add_option("--out", an_out, "JSON file to write")->required();
   success->add_flag("--quiet", quiet, "no summary line");
 
@@ -403,7 +407,8 @@ int sc_main(int argc, char* argv[]) {
   auto* samples_opt = ftol->add_option("--samples", ft.samples, "random combinations per fault count")
                           ->check(CLI::Range(1L, 1000000000L));
   ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)")->check(CLI::NonNegativeNumber);
-  ftol->add_option("--threads", ft.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  ftol->add_option("--jobs,--threads", ft.threads, "parallel workers (threads; default: all cores)")
+      ->check(CLI::Range(1, 256));
   ftol->add_option("--out", ft_out, "JSON file to write")->required();
   ftol->add_flag("--quiet", quiet, "no progress or summary");
   ex_flag->excludes(region_opt)->excludes(samples_opt);
@@ -425,7 +430,8 @@ int sc_main(int argc, char* argv[]) {
   conn->add_option("--samples", cn_samples, "fault sets per count; exact enumeration when C(L,f) <= samples")
       ->check(CLI::Range(1L, 100000000L));
   conn->add_option("--seed", cn_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-  conn->add_option("--threads", an_threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  conn->add_option("--jobs,--threads", an_threads, "parallel workers (threads; default: all cores)")
+      ->check(CLI::Range(1, 256));
   conn->add_option("--out", cn_out, "JSON file to write")->required();
   conn->add_flag("--quiet", quiet, "no summary line");
 
@@ -445,7 +451,8 @@ int sc_main(int argc, char* argv[]) {
   dqr->add_option("--faults", dq_faults, "fault counts 1..N: each run adds up to N faults (default 1..10)");
   dqr->add_option("--runs", dq.runs, "runs per variant (default 500, as in the paper)")->check(CLI::Range(1, 10000000));
   dqr->add_option("--seed", dq.seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-  dqr->add_option("--threads", dq.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 256));
+  dqr->add_option("--jobs,--threads", dq.threads, "parallel workers (threads; default: all cores)")
+      ->check(CLI::Range(1, 256));
   dqr->add_option("--out", dq_out, "JSON file to write")->required();
   dqr->add_flag("--quiet", quiet, "no progress or summary");
   dqr->add_flag("--every-single-fault", dq.every_single_fault,

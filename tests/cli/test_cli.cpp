@@ -446,6 +446,31 @@ TEST(Cli, TraceRoutersTracesOnlyTheListedRoutersAndRegions) {
   EXPECT_NE(r.output.find("outside 0..7"), std::string::npos) << r.output;
 }
 
+TEST(CliFirstContact, AnalyzeUsesTheSharedProgressFormatAndJobsMeansWorkers) {
+  const auto d = tmpdir("analyze_progress");
+  // 3x3x3 torus, 81 links: C(81,1) + C(81,2) = 81 + 3240 = 3321 combinations.
+  Result r =
+      run("analyze fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --exhaustive --jobs 2 "
+          "--out " +
+          d + "/ft.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("ftsim analyze fault-tolerance I+D: 100.0% (3321 of 3321 combinations)"), std::string::npos)
+      << r.output;
+  // 2 variants x 5 runs = 10 runs.
+  r =
+      run("analyze dqr --topology mesh:4x4 --initial dor --variant lr-path,e2e-path --faults 1..2 --runs 5 --seed 1 "
+          "--jobs 2 --out " +
+          d + "/dqr.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("ftsim analyze dqr: 100.0% (10 of 10 runs)"), std::string::npos) << r.output;
+  // --threads stays accepted as the older spelling.
+  r =
+      run("analyze dqr --topology mesh:4x4 --initial dor --variant lr-path --faults 1..2 --runs 2 --seed 1 "
+          "--threads 1 --quiet --out " +
+          d + "/dqr1.json");
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
 TEST(Cli, ListNamesEverything) {
   const Result r = run("list");
   EXPECT_EQ(r.code, 0);
