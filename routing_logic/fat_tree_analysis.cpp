@@ -88,7 +88,8 @@ bool routing_connected(const RoutingRelation& relation, const FaultSet& faults) 
 
 std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const std::string& mechanism,
                                                    const std::vector<int>& fault_counts, long samples,
-                                                   std::uint64_t seed, int threads) {
+                                                   std::uint64_t seed, int threads,
+                                                   const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (mechanism != "dlr" && mechanism != "ddrc")
     throw ConfigError(fmt::format("--mechanism '{}': allowed dlr, ddrc", mechanism));
   if (samples < 1) throw ConfigError(fmt::format("--samples {}: allowed >= 1", samples));
@@ -151,6 +152,7 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
     for (auto& th : pool) th.join();
     row.connected_probability = static_cast<double>(connected.load()) / static_cast<double>(sets.size());
     rows.push_back(row);
+    if (progress) progress(rows.size(), fault_counts.size());
   }
   return rows;
 }

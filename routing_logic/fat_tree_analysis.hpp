@@ -3,6 +3,7 @@
 // Source: fat-tree-dynamic-local-rerouting.txt, sections VIII and IX.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,8 @@ struct ConnectivityRow {
 /// C(L, f) <= samples every combination is enumerated (exact); otherwise
 /// `samples` sets are drawn from a generator seeded by (seed, f). Throws
 /// ConfigError for an unknown mechanism or a count above L.
-std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const std::string& mechanism,
-                                                   const std::vector<int>& fault_counts, long samples,
-                                                   std::uint64_t seed, int threads);
+std::vector<ConnectivityRow> fat_tree_connectivity(
+    const KAryNTree& tree, const std::string& mechanism, const std::vector<int>& fault_counts, long samples,
+    std::uint64_t seed, int threads, const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace ftsim::routing

@@ -78,7 +78,8 @@ int live_distance(const Topology& t, const std::vector<std::uint64_t>& alive, No
 
 std::vector<SuccessRow> routing_success(const std::string& topology_spec, const std::vector<std::string>& algorithms,
                                         const std::vector<int>& fault_counts, long trials, std::uint64_t seed,
-                                        int threads) {
+                                        int threads,
+                                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   auto topo = make_topology(topology_spec);
   for (int f : fault_counts)
     if (f < 0 || f > topo->num_links())
@@ -139,6 +140,7 @@ std::vector<SuccessRow> routing_success(const std::string& topology_spec, const 
   };
   std::vector<std::thread> pool;
   std::size_t next = 0;
+  std::uint64_t finished = 0;
   std::mutex m;
   for (int i = 0; i < std::max(1, threads); ++i)
     pool.emplace_back([&] {
@@ -150,6 +152,9 @@ std::vector<SuccessRow> routing_success(const std::string& topology_spec, const 
           fi = next++;
         }
         work(fi);
+        std::lock_guard<std::mutex> lock(m);
+        ++finished;
+        if (progress) progress(finished, fault_counts.size());
       }
     });
   for (auto& th : pool) th.join();

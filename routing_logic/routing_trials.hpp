@@ -3,6 +3,7 @@
 // destination. Source of the method: mikant-link-fault-tolerance.txt, section 4.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -45,8 +46,11 @@ struct SuccessRow {
 /// node links included) from a generator seeded by (seed, faults); every
 /// algorithm routes the same trials. algorithm "connectivity" is the BFS
 /// bound. Uses `threads` worker threads; results do not depend on them.
+/// `progress(done, total)` (optional) is called, one call at a time, after
+/// each fault count finishes: done and total count fault counts.
 std::vector<SuccessRow> routing_success(const std::string& topology_spec, const std::vector<std::string>& algorithms,
                                         const std::vector<int>& fault_counts, long trials, std::uint64_t seed,
-                                        int threads);
+                                        int threads,
+                                        const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace ftsim::routing

@@ -565,8 +565,14 @@ int sc_main(int argc, char* argv[]) {
             fmt::format("--topology {}: connectivity analysis needs kary-ntree:K,N", cn_topology));
       const auto counts = parse_range(cn_faults, "--faults");
       const auto wall0 = std::chrono::steady_clock::now();
-      const auto rows =
-          ftsim::routing::fat_tree_connectivity(*tree, cn_mechanism, counts, cn_samples, cn_seed, an_threads);
+      ftsim::tb::Progress progress("analyze connectivity " + cn_mechanism, "fault counts", !quiet, 2.0);
+      const auto rows = ftsim::routing::fat_tree_connectivity(*tree, cn_mechanism, counts, cn_samples, cn_seed,
+                                                              an_threads, [&](std::uint64_t done, std::uint64_t total) {
+                                                                if (done == total)
+                                                                  progress.finish(done, total);
+                                                                else
+                                                                  progress.update(done, total);
+                                                              });
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       nlohmann::json j;
       j["topology"] = tree->spec();
@@ -623,7 +629,14 @@ int sc_main(int argc, char* argv[]) {
         counts = parse_range(an_faults, "--faults");
       }
       const auto wall0 = std::chrono::steady_clock::now();
-      const auto rows = ftsim::routing::routing_success(an_topology, algos, counts, an_trials, an_seed, an_threads);
+      ftsim::tb::Progress progress("analyze routing-success", "fault counts", !quiet, 2.0);
+      const auto rows = ftsim::routing::routing_success(an_topology, algos, counts, an_trials, an_seed, an_threads,
+                                                        [&](std::uint64_t done, std::uint64_t total) {
+                                                          if (done == total)
+                                                            progress.finish(done, total);
+                                                          else
+                                                            progress.update(done, total);
+                                                        });
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       nlohmann::json j;
       j["topology"] = topo->spec();

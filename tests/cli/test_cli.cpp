@@ -463,6 +463,20 @@ TEST(CliFirstContact, AnalyzeUsesTheSharedProgressFormatAndJobsMeansWorkers) {
           d + "/dqr.json");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("ftsim analyze dqr: 100.0% (10 of 10 runs)"), std::string::npos) << r.output;
+  r =
+      run("analyze routing-success --topology mikant:3,3 --algorithms shortest --faults 0..2 --trials 100 --seed 1 "
+          "--jobs 2 --out " +
+          d + "/rs.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("ftsim analyze routing-success: 100.0% (3 of 3 fault counts)"), std::string::npos)
+      << r.output;
+  r =
+      run("analyze connectivity --topology kary-ntree:2,3 --mechanism dlr --faults 1..2 --samples 10 --seed 1 "
+          "--out " +
+          d + "/cn.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("ftsim analyze connectivity dlr: 100.0% (2 of 2 fault counts)"), std::string::npos)
+      << r.output;
   // --threads stays accepted as the older spelling.
   r =
       run("analyze dqr --topology mesh:4x4 --initial dor --variant lr-path --faults 1..2 --runs 2 --seed 1 "
