@@ -310,6 +310,43 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
   if (!lft_json.empty()) ftsim::tb::write_file_atomically(lft_json, j.dump(2) + "\n");
 }
 
+/// `ftsim lft export`: the initial tables of `initial` (dor, updn or
+/// import:DIR) on `topology`, optionally reconfigured by DQR `variant` after
+/// the listed link faults, written as OUT/opensm-lfts.dump (OpenSM's dump
+/// format; LIDs as in the imported dump, else HCAs first from LID 1). Throws
+/// ConfigError for an unknown topology, initial or variant, a link that does
+/// not exist, or a reconfiguration that fails.
+void lft_export_command(const std::string& topology, const std::string& initial, const std::vector<std::string>& faults,
+                        const std::string& variant, const std::string& out) {
+  namespace rt = ftsim::routing;
+  const auto topo = rt::make_topology(topology);
+  auto tables = ftsim::tb::dqr_initial_tables(*topo, initial);
+  ftsim::tables::LftSet like;
+  if (initial.rfind("import:", 0) == 0) like = ftsim::tables::LftSet::load(initial.substr(7));
+  std::string what = "initial " + initial;
+  if (!faults.empty()) {
+    std::vector<rt::LinkId> links;
+    for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
+    rt::dqr::Engine engine(*topo, tables);
+    const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
+    if (!r.success)
+      throw rt::ConfigError(
+          fmt::format("lft export: DQR {} could not reconfigure around {}", variant, fmt::join(faults, ", ")));
+    tables = engine.tables();
+    what += fmt::format(", DQR {} after {} ({} entries changed)", variant, fmt::join(faults, ", "), r.entries_changed);
+  }
+  ftsim::tables::NodeTables nt;
+  nt.port = tables;
+  const auto set = ftsim::tables::export_tables(nt, *topo, like);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw rt::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
+  const std::string path = (std::filesystem::path(out) / "opensm-lfts.dump").string();
+  ftsim::tb::write_file_atomically(path, set.dump());
+  std::cout << fmt::format("ftsim: wrote {} ({} switches, {} entries; {})\n", path, set.switches.size(), set.entries(),
+                           what);
+}
+
 int main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
@@ -476,6 +513,16 @@ int sc_main(int argc, char* argv[]) {
                        "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
                        "repeatable; needs --topology");
   lft_diff->add_option("--json", lft_json, "also write the figures as JSON to this file");
+  std::string ex_topology, ex_initial = "dor", ex_variant = "lr-path", ex_out;
+  std::vector<std::string> ex_faults;
+  auto* lft_export = lft->add_subcommand(
+      "export", "write a topology's tables (initial, or after DQR around link faults) as OUT/opensm-lfts.dump");
+  lft_export->add_option("--topology", ex_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")
+      ->required();
+  lft_export->add_option("--initial", ex_initial, "dor, updn or import:DIR (default dor)");
+  lft_export->add_option("--fault", ex_faults, "a failed link (repeatable): reconfigure with DQR around it");
+  lft_export->add_option("--variant", ex_variant, "DQR variant for --fault (default lr-path)");
+  lft_export->add_option("--out", ex_out, "output folder")->required();
 
   auto* list = app.add_subcommand(
       "list", "print topologies, routing relations, mechanisms, traffic patterns, experiment keys and files");
@@ -505,6 +552,10 @@ int sc_main(int argc, char* argv[]) {
     }
     if (lft_diff->parsed()) {
       lft_diff_command(lft_a, lft_b, lft_topology, lft_faults, lft_json);
+      return 0;
+    }
+    if (lft_export->parsed()) {
+      lft_export_command(ex_topology, ex_initial, ex_faults, ex_variant, ex_out);
       return 0;
     }
     if (ftol->parsed()) ftsim::tb::check_output_file(ft_out, "--out");

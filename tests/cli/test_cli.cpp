@@ -485,6 +485,30 @@ TEST(CliFirstContact, AnalyzeUsesTheSharedProgressFormatAndJobsMeansWorkers) {
   EXPECT_EQ(r.code, 0) << r.output;
 }
 
+TEST(Cli, LftExportWritesDumpsThatDiffAndReimport) {
+  const auto d = tmpdir("lft_export");
+  Result r = run("lft export --topology mesh:10x10 --out " + d + "/init");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run("lft export --topology mesh:10x10 --fault 4,4:x+ --variant lr-path --out " + d + "/fault");
+  ASSERT_EQ(r.code, 0) << r.output;
+  // DQR rewrites 100 (switch, node) entries in 2 switches for 4,4:x+ (the
+  // library test's count); the dump has a HCA LID and a switch LID per
+  // router, both routed alike, so 200 LFT entries.
+  EXPECT_NE(r.output.find("100 entries changed"), std::string::npos) << r.output;
+  r = run("lft diff " + d + "/init " + d + "/fault --topology mesh:10x10 --fault 4,4:x+");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("entries changed   200 of 20000 (2 switches"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CDG B             acyclic"), std::string::npos) << r.output;
+  // Importing an exported dump and exporting it again gives the same tables.
+  r = run("lft export --topology mesh:10x10 --initial import:" + d + "/init --out " + d + "/again");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run("lft diff " + d + "/init " + d + "/again");
+  EXPECT_NE(r.output.find("entries changed   0 of 20000"), std::string::npos) << r.output;
+  r = run("lft export --topology mesh:10x10 --fault 9,9:x+ --out " + d + "/bad");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("9,9:x+"), std::string::npos) << r.output;
+}
+
 TEST(Cli, ListNamesEverything) {
   const Result r = run("list");
   EXPECT_EQ(r.code, 0);
