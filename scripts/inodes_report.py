@@ -70,10 +70,11 @@ def plot(outdir, sw, agg, faults):
             f.write('\n\n')
     png = os.path.join(outdir, f'figure9-{sw}.png')
     lines = ', '.join(f"'{dat}' index {i} using 1:2:3 with yerrorlines title '{rt}'" for i, rt in enumerate(routings))
-    script = (f"set terminal pngcairo size 900,600; set output '{png}';"
-              f"set title 'Intermediate nodes, 8x8x8 torus, {sw}: saturation throughput against link faults';"
+    script = (f"set terminal pngcairo noenhanced size 900,600; set output '{png}';"
+              f"set title \"Intermediate nodes, 8x8x8 torus, {sw}: saturation throughput against link faults\\n"
+              "mean over fault draws, bars: one sample standard deviation\";"
               "set xlabel 'faulty links'; set ylabel 'accepted load (flits/cycle, whole network)';"
-              "set key below; set grid; set yrange [0:*]; set xrange [-0.5:*];"
+              "set key below left Left reverse; set grid; set yrange [0:*]; set xrange [-0.5:*];"
               f"plot {lines}")
     subprocess.run(['gnuplot', '-e', script], check=True)
     return png
