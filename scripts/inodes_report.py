@@ -5,7 +5,8 @@ analysis JSON files and sweep CSVs.
 usage: scripts/inodes_report.py DIR [PREFIX] [--plot OUTDIR]
 DIR holds ft-exh-MECH.json, ft-reg-MECH.json, ft-smp-MECH.json (from
 `ftsim analyze fault-tolerance`) and PREFIX-{5vc,4vc,bgl}/results.csv (from
-`ftsim sweep`; PREFIX defaults to inodes4). With --plot OUTDIR, writes
+`ftsim sweep`; PREFIX defaults to inodes4; PREFIX-{5vc,4vc}-odd, the odd
+fault counts, are merged in when present). With --plot OUTDIR, writes
 OUTDIR/figure9-{5vc,4vc,bgl}.png (gnuplot): throughput against faults, one
 line per routing, error bars = sample standard deviation over fault draws.
 """
@@ -128,11 +129,14 @@ def main():
         path = f"{d}/{prefix}-{sw}/results.csv"
         if not os.path.exists(path):
             continue
+        # PREFIX-SW-odd (the odd fault counts, inodes-8x8x8-SW-odd-sweep.yaml)
+        # adds its rows when present.
+        paths = [path] + [p for p in [f"{d}/{prefix}-{sw}-odd/results.csv"] if os.path.exists(p)]
         # Saturation throughput of a fault draw: the larger accepted load of
         # the offered loads in the grid; then the mean over the draws.
         best = {}
         bad = 0
-        for r in csv.DictReader(open(path)):
+        for r in (row for p in paths for row in csv.DictReader(open(p))):
             if r['exit_code'] != '0' or r.get('status', 'ok') != 'ok':
                 bad += 1
                 continue
