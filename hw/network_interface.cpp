@@ -139,7 +139,7 @@ void NetworkInterface::tick(std::uint64_t now) {
                       m_injecting.end());
   }
   const int ports = m_ctx.params.injection_ports;
-  while (static_cast<int>(m_injecting.size()) < ports && !m_queue.empty() &&
+  while (!m_new_packets_held && static_cast<int>(m_injecting.size()) < ports && !m_queue.empty() &&
          m_ctx.packets[m_queue.front()].create_cycle < now) {
     const std::uint32_t id = m_queue.front();
     const int len = m_ctx.packets[id].length;

@@ -83,6 +83,12 @@ class NetworkInterface : public sc_core::sc_module {
     m_injection_stopped = stopped;
     if (!stopped && m_router != nullptr) wake_router();
   }
+  /// Holds (or releases) the start of new packets; packets already being
+  /// injected finish (a static reconfiguration's halt, DQR paper section V).
+  void set_new_packets_held(bool held) {
+    m_new_packets_held = held;
+    if (!held && m_router != nullptr) wake_router();
+  }
   /// Puts a drained packet back at the head of the source queue.
   void requeue_front(std::uint32_t id);
   /// Enqueues a packet directly (used by b_transport). Returns false when the
@@ -109,6 +115,7 @@ class NetworkInterface : public sc_core::sc_module {
   std::size_t m_queue_max = 0;
   bool m_failed = false;
   bool m_injection_stopped = false;
+  bool m_new_packets_held = false;
   void wake_router();
   tlm::tlm_generic_payload m_out_gp;
   DeliveryExtension m_out_ext;

@@ -1,8 +1,10 @@
 #include "hw/subnet_manager.hpp"
 
 #include <algorithm>
+
 #include <map>
 #include <random>
+#include "routing_logic/types.hpp"
 
 namespace ftsim::hw {
 
@@ -18,6 +20,8 @@ SubnetManager::SubnetManager(sc_core::sc_module_name name, const routing::Topolo
       m_dist(distribution),
       m_engine(std::move(engine)),
       m_tables(std::move(current_tables)) {
+  if (m_dist.mode == Distribution::Mode::kStatic && (!m_dist.hold_injection || !m_dist.network_empty))
+    throw routing::ConfigError("static distribution needs the network's hold_injection and network_empty hooks");
   SC_METHOD(process);
   sensitive << m_event;
   dont_initialize();
@@ -114,6 +118,12 @@ void SubnetManager::process() {
     if (!ok) {
       m_failures.push_back(why);
       m_state = State::kIdle;
+    } else if (m_dist.mode == Distribution::Mode::kStatic) {
+      plan_blocks();
+      m_dist.hold_injection(true);
+      m_halt_start = t;
+      m_state = State::kDraining;
+      m_phase_end = t + 1;
     } else {
       plan_blocks();
       m_state = State::kDistributing;
@@ -122,8 +132,16 @@ void SubnetManager::process() {
                                                        : std::max<std::int64_t>(1, m_dist.block_cycles));
     }
   }
+  if (m_state == State::kDraining && t >= m_phase_end) {
+    if (m_dist.network_empty()) {
+      m_state = State::kDistributing;
+      m_phase_end = t + static_cast<std::uint64_t>(m_dist.distribution_cycles);
+    } else {
+      m_phase_end = t + 1;  // poll once per cycle until the last flit leaves
+    }
+  }
   if (m_state == State::kDistributing && t >= m_phase_end) {
-    if (m_dist.mode == Distribution::Mode::kAtomic) {
+    if (m_dist.mode != Distribution::Mode::kSequential) {
       for (const Block& b : m_blocks_left) write_block(b);
       m_blocks_left.clear();
     } else if (!m_blocks_left.empty()) {
@@ -133,6 +151,10 @@ void SubnetManager::process() {
     if (m_blocks_left.empty()) {
       m_update_cycles.push_back(t);
       m_state = State::kIdle;
+      if (m_dist.mode == Distribution::Mode::kStatic) {
+        m_halted_cycles.push_back(t - m_halt_start);
+        m_dist.hold_injection(false);
+      }
     } else {
       m_phase_end = t + static_cast<std::uint64_t>(std::max<std::int64_t>(1, m_dist.block_cycles));
     }

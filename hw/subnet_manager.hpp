@@ -35,6 +35,10 @@ struct Distribution {
   enum class Mode {
     kAtomic,      ///< every changed entry written in one delta cycle, distribution_cycles after the computation
     kSequential,  ///< one 64-entry LFT block (switch, LIDs 64b..64b+63, LID = node + 1) per block_cycles
+    /// The traditional static reconfiguration DQR is measured against: halt
+    /// (no new packets), wait until the network holds no flit, write every
+    /// changed entry at once distribution_cycles later, resume.
+    kStatic,
   };
   enum class Order {
     kDownstreamFirst,  ///< blocks whose entries are nearer their destination (new hops) first
@@ -45,6 +49,11 @@ struct Distribution {
   std::int64_t distribution_cycles = 0;  ///< atomic: computation end -> the write, cycles
   std::int64_t block_cycles = 0;         ///< sequential: cycles per block written (the first after one period)
   std::uint64_t seed = 1;                ///< random order
+  /// static: holds (true) or releases (false) new packets at every network
+  /// interface, and tells whether the network holds no flit. Required for
+  /// kStatic (the network wires them).
+  std::function<void(bool)> hold_injection;
+  std::function<bool()> network_empty;
 };
 
 /// Timeline of one reconfiguration: a switch detects a link going down (or
@@ -69,13 +78,16 @@ class SubnetManager : public sc_core::sc_module {
   const std::vector<std::uint64_t>& update_cycles() const { return m_update_cycles; }
   /// Cycle at which each reconfiguration's computation ended (before its writes).
   const std::vector<std::uint64_t>& computed_cycles() const { return m_computed_cycles; }
+  /// static: cycles the network was halted in each reconfiguration (from the
+  /// hold to the resume, drain and write included).
+  const std::vector<std::uint64_t>& halted_cycles() const { return m_halted_cycles; }
   /// Reconfigurations the engine could not compute, with its reasons.
   const std::vector<std::string>& failures() const { return m_failures; }
   /// True while a notification, computation or distribution is pending.
   bool busy() const { return !m_inbox.empty() || m_state != State::kIdle || m_dirty; }
 
  private:
-  enum class State { kIdle, kComputing, kDistributing };
+  enum class State { kIdle, kComputing, kDraining, kDistributing };
   struct Note {
     std::uint64_t arrival;
     routing::LinkId link;
@@ -112,6 +124,8 @@ class SubnetManager : public sc_core::sc_module {
   std::uint64_t m_blocks = 0;
   std::vector<std::uint64_t> m_update_cycles;
   std::vector<std::uint64_t> m_computed_cycles;
+  std::vector<std::uint64_t> m_halted_cycles;
+  std::uint64_t m_halt_start = 0;
   std::vector<std::string> m_failures;
 };
 

@@ -415,9 +415,9 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (dq["block_cycles"]) d.block_cycles = get_num<std::int64_t>(c, dq["block_cycles"], "dqr.block_cycles", 1, kMax);
     if (dq["distribution"]) {
       d.distribution = get_str(c, dq["distribution"], "dqr.distribution");
-      if (d.distribution != "atomic" && d.distribution != "sequential")
-        throw ConfigError(
-            fmt::format("{} = '{}' is not one of atomic, sequential", c.key("dqr.distribution"), d.distribution));
+      if (d.distribution != "atomic" && d.distribution != "sequential" && d.distribution != "static")
+        throw ConfigError(fmt::format("{} = '{}' is not one of atomic, sequential, static", c.key("dqr.distribution"),
+                                      d.distribution));
     }
     if (dq["order"]) {
       d.order = get_str(c, dq["order"], "dqr.order");

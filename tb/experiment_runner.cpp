@@ -418,6 +418,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"reconfigurations", sm.computed_cycles().size()},
                   {"computed_cycles", sm.computed_cycles()},
                   {"update_cycles", sm.update_cycles()},
+                  {"halted_cycles", sm.halted_cycles()},
                   {"table_writes", sm.table_writes()},
                   {"blocks_written", sm.blocks_written()},
                   {"failures", sm.failures()},

@@ -237,8 +237,17 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
     load_forwarding_tables(tables);
     hw::Distribution dist;
-    dist.mode =
-        cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential : hw::Distribution::Mode::kAtomic;
+    dist.mode = cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential
+                : cfg.dqr.distribution == "static"   ? hw::Distribution::Mode::kStatic
+                                                     : hw::Distribution::Mode::kAtomic;
+    dist.hold_injection = [this](bool held) {
+      for (auto& ni : interfaces) ni.set_new_packets_held(held);
+    };
+    dist.network_empty = [this] {
+      for (const auto& ni : interfaces)
+        if (!ni.injecting().empty()) return false;
+      return buffered_flits() == 0;
+    };
     dist.order =
         cfg.dqr.order == "random" ? hw::Distribution::Order::kRandom : hw::Distribution::Order::kDownstreamFirst;
     dist.distribution_cycles = cfg.dqr.distribution_cycles;

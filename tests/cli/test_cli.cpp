@@ -859,6 +859,29 @@ TEST(Cli, AnalyzeDqrRejectsBadInputWithExit2) {
   EXPECT_NE(f.output.find("--faults"), std::string::npos) << f.output;
 }
 
+TEST(Cli, DqrStaticDistributionHaltsDrainsWritesAndResumes) {
+  // The DQR paper's baseline: halt new packets, wait for an empty network,
+  // write, resume. Same tables as the atomic write (100 entries for 4,4:x+ on
+  // the 10x10 mesh, the library test's hand count), but the network is
+  // halted from the end of the computation until the write, which comes
+  // distribution_cycles after the last flit left.
+  const auto d = tmpdir("dqr_static");
+  const std::string exp = std::string(FTSIM_SOURCE_DIR) + "/experiments/dqr-mesh10x10-link-fault.yaml";
+  Result r = run("run " + exp + " --quiet --set dqr.distribution=static --set dqr.distribution_cycles=50 --out " + d);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto s = nlohmann::json::parse(std::ifstream(d + "/stats.json"));
+  const auto& q = s["dqr"];
+  ASSERT_EQ(q["halted_cycles"].size(), 1U);
+  const auto halted = q["halted_cycles"][0].get<std::int64_t>();
+  EXPECT_GE(halted, 51);  // at least one cycle of drain, then 50
+  EXPECT_EQ(q["update_cycles"][0].get<std::int64_t>() - q["computed_cycles"][0].get<std::int64_t>(), halted);
+  EXPECT_EQ(q["table_writes"].get<int>(), 100);
+  EXPECT_FALSE(s["deadlock"].get<bool>());
+  r = run("run " + exp + " --quiet --set dqr.distribution=halt --out " + d + "/bad");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("atomic, sequential, static"), std::string::npos) << r.output;
+}
+
 TEST(Cli, DqrLiveTransitionWritesOnlyTheChangedEntries) {
   // experiments/dqr-mesh10x10-link-fault.yaml, shortened: link 4,4 - 5,4
   // fails at cycle 3,000, detection 10 cycles, notification 100: the SM
