@@ -87,6 +87,15 @@ void Progress::update(std::uint64_t done, std::uint64_t total, const std::string
   std::fprintf(stderr, "%s\n", line(done, total, note, std::chrono::duration<double>(now - m_start).count()).c_str());
 }
 
+void Progress::step(std::uint64_t done, std::uint64_t total, const std::string& note) {
+  if (total == 0 || done < total) {
+    update(done, total, note);
+  } else if (!m_finished) {
+    m_finished = true;
+    finish(done, total, note);
+  }
+}
+
 void Progress::finish(std::uint64_t done, std::uint64_t total, const std::string& note) {
   if (!m_enabled) return;
   const auto now = std::chrono::steady_clock::now();

@@ -33,6 +33,9 @@ class Progress {
  public:
   Progress(std::string what, std::string unit, bool enabled, double interval_seconds = 2.0);
   void update(std::uint64_t done, std::uint64_t total, const std::string& note = "");
+  /// update(), except that the first call with done >= total > 0 prints the
+  /// final line at once (finish) and later calls print nothing.
+  void step(std::uint64_t done, std::uint64_t total, const std::string& note = "");
   void finish(std::uint64_t done, std::uint64_t total, const std::string& note = "");
   /// The line update() would print (tests).
   std::string line(std::uint64_t done, std::uint64_t total, const std::string& note, double elapsed) const;
@@ -44,6 +47,7 @@ class Progress {
   double m_interval;
   std::chrono::steady_clock::time_point m_start;
   std::chrono::steady_clock::time_point m_last;
+  bool m_finished = false;  ///< step() printed the final line
 };
 
 }  // namespace ftsim::tb

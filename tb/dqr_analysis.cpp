@@ -128,10 +128,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
           std::lock_guard<std::mutex> lock(mu);
           const std::uint64_t all_done = vi * static_cast<std::uint64_t>(opt.runs) + static_cast<std::uint64_t>(d);
           const std::string note = fmt::format("variant {} ({} of {})", opt.variants[vi], vi + 1, variants.size());
-          if (all_done == total_runs)
-            progress.finish(all_done, total_runs, note);
-          else
-            progress.update(all_done, total_runs, note);
+          progress.step(all_done, total_runs, note);
         }
       }
     };

@@ -32,20 +32,12 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
 
   std::string mode;
   // The shared progress format (tb/cli_text.hpp), called from this thread
-  // only; the final line once per mode.
+  // only; one analysis mode per run, so one final line.
   Progress prog("analyze fault-tolerance " + mech.name(), "combinations", o.progress);
   const auto start = std::chrono::steady_clock::now();
-  bool finished = false;
   in::ProgressFn progress = [&](std::uint64_t done, std::uint64_t total) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::string note =
-        fmt::format("{}, {:.0f} combinations/s", mode, s > 0 ? static_cast<double>(done) / s : 0.0);
-    if (done < total) {
-      prog.update(done, total, note);
-    } else if (!finished) {
-      finished = true;
-      prog.finish(done, total, note);
-    }
+    prog.step(done, total, fmt::format("{}, {:.0f} combinations/s", mode, s > 0 ? static_cast<double>(done) / s : 0.0));
   };
 
   std::vector<in::FaultCountResult> rows;

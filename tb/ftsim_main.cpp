@@ -617,13 +617,9 @@ int sc_main(int argc, char* argv[]) {
       const auto counts = parse_range(cn_faults, "--faults");
       const auto wall0 = std::chrono::steady_clock::now();
       ftsim::tb::Progress progress("analyze connectivity " + cn_mechanism, "fault counts", !quiet, 2.0);
-      const auto rows = ftsim::routing::fat_tree_connectivity(*tree, cn_mechanism, counts, cn_samples, cn_seed,
-                                                              an_threads, [&](std::uint64_t done, std::uint64_t total) {
-                                                                if (done == total)
-                                                                  progress.finish(done, total);
-                                                                else
-                                                                  progress.update(done, total);
-                                                              });
+      const auto rows = ftsim::routing::fat_tree_connectivity(
+          *tree, cn_mechanism, counts, cn_samples, cn_seed, an_threads,
+          [&](std::uint64_t done, std::uint64_t total) { progress.step(done, total); });
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       nlohmann::json j;
       j["topology"] = tree->spec();
@@ -681,13 +677,9 @@ int sc_main(int argc, char* argv[]) {
       }
       const auto wall0 = std::chrono::steady_clock::now();
       ftsim::tb::Progress progress("analyze routing-success", "fault counts", !quiet, 2.0);
-      const auto rows = ftsim::routing::routing_success(an_topology, algos, counts, an_trials, an_seed, an_threads,
-                                                        [&](std::uint64_t done, std::uint64_t total) {
-                                                          if (done == total)
-                                                            progress.finish(done, total);
-                                                          else
-                                                            progress.update(done, total);
-                                                        });
+      const auto rows =
+          ftsim::routing::routing_success(an_topology, algos, counts, an_trials, an_seed, an_threads,
+                                          [&](std::uint64_t done, std::uint64_t total) { progress.step(done, total); });
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       nlohmann::json j;
       j["topology"] = topo->spec();

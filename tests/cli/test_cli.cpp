@@ -448,35 +448,34 @@ TEST(Cli, TraceRoutersTracesOnlyTheListedRoutersAndRegions) {
 
 TEST(CliFirstContact, AnalyzeUsesTheSharedProgressFormatAndJobsMeansWorkers) {
   const auto d = tmpdir("analyze_progress");
-  // 3x3x3 torus, 81 links: C(81,1) + C(81,2) = 81 + 3240 = 3321 combinations.
-  Result r =
-      run("analyze fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --exhaustive --jobs 2 "
-          "--out " +
-          d + "/ft.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("ftsim analyze fault-tolerance I+D: 100.0% (3321 of 3321 combinations)"), std::string::npos)
-      << r.output;
-  // 2 variants x 5 runs = 10 runs.
-  r =
-      run("analyze dqr --topology mesh:4x4 --initial dor --variant lr-path,e2e-path --faults 1..2 --runs 5 --seed 1 "
-          "--jobs 2 --out " +
-          d + "/dqr.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("ftsim analyze dqr: 100.0% (10 of 10 runs)"), std::string::npos) << r.output;
-  r =
-      run("analyze routing-success --topology mikant:3,3 --algorithms shortest --faults 0..2 --trials 100 --seed 1 "
-          "--jobs 2 --out " +
-          d + "/rs.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("ftsim analyze routing-success: 100.0% (3 of 3 fault counts)"), std::string::npos)
-      << r.output;
-  r =
-      run("analyze connectivity --topology kary-ntree:2,3 --mechanism dlr --faults 1..2 --samples 10 --seed 1 "
-          "--out " +
-          d + "/cn.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("ftsim analyze connectivity dlr: 100.0% (2 of 2 fault counts)"), std::string::npos)
-      << r.output;
+  const struct {
+    std::string args;
+    std::string final_line;
+  } cases[] = {
+      // 3x3x3 torus, 81 links: C(81,1) + C(81,2) = 81 + 3240 = 3321 combinations.
+      {"fault-tolerance --topology torus:3x3x3 --mechanism I+D --faults 1..2 --exhaustive --jobs 2 --out " + d +
+           "/ft.json",
+       "ftsim analyze fault-tolerance I+D: 100.0% (3321 of 3321 combinations)"},
+      // 2 variants x 5 runs = 10 runs.
+      {"dqr --topology mesh:4x4 --initial dor --variant lr-path,e2e-path --faults 1..2 --runs 5 --seed 1 --jobs 2 "
+       "--out " +
+           d + "/dqr.json",
+       "ftsim analyze dqr: 100.0% (10 of 10 runs)"},
+      // Fault counts 0, 1, 2.
+      {"routing-success --topology mikant:3,3 --algorithms shortest --faults 0..2 --trials 100 --seed 1 --jobs 2 "
+       "--out " +
+           d + "/rs.json",
+       "ftsim analyze routing-success: 100.0% (3 of 3 fault counts)"},
+      {"connectivity --topology kary-ntree:2,3 --mechanism dlr --faults 1..2 --samples 10 --seed 1 --out " + d +
+           "/cn.json",
+       "ftsim analyze connectivity dlr: 100.0% (2 of 2 fault counts)"},
+  };
+  Result r;
+  for (const auto& c : cases) {
+    r = run("analyze " + c.args);
+    ASSERT_EQ(r.code, 0) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.final_line), std::string::npos) << r.output;
+  }
   // --threads stays accepted as the older spelling.
   r =
       run("analyze dqr --topology mesh:4x4 --initial dor --variant lr-path --faults 1..2 --runs 2 --seed 1 "

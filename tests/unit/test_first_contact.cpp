@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <string>
 
 #include "routing_logic/types.hpp"
@@ -100,6 +101,19 @@ TEST(Progress, PercentEtaAndElapsed) {
   EXPECT_EQ(p.line(250, 1000, "", 10.0), "ftsim run: 25.0% (250 of 1000 cycles), 10 s elapsed, ETA 30 s");
   EXPECT_EQ(p.line(1000, 1000, "done", 125.0), "ftsim run: 100.0% (1000 of 1000 cycles), 2 min 05 s elapsed, done");
   EXPECT_EQ(tb::human_duration(3 * 3600 + 7 * 60 + 9), "3 h 07 min");
+}
+
+TEST(Progress, StepPrintsTheFinalLineOnce) {
+  // A huge interval silences the intermediate lines; the completion prints
+  // exactly one line however often it is reported.
+  tb::Progress p("analyze x", "runs", true, 1e9);
+  testing::internal::CaptureStderr();
+  p.step(1, 2);
+  p.step(2, 2);
+  p.step(2, 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("ftsim analyze x: 100.0% (2 of 2 runs)"), std::string::npos) << err;
 }
 
 TEST(Warnings, EachConditionByHand) {
