@@ -1,8 +1,5 @@
 #include <fmt/format.h>
 
-#include <map>
-#include <mutex>
-
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
@@ -11,6 +8,7 @@
 #include "routing_logic/lft_routing.hpp"
 #include "routing_logic/mikant_ft.hpp"
 #include "routing_logic/mikant_shortest.hpp"
+#include "routing_logic/named_registry.hpp"
 #include "routing_logic/updown.hpp"
 
 namespace ftsim::routing {
@@ -48,19 +46,8 @@ const std::vector<std::pair<std::string, std::string>>& builtin_routing_names() 
   return names;
 }
 
-struct UserRouting {
-  std::string description;
-  RoutingFactory factory;
-};
-
-/// The user relations (register_routing), guarded by `mutex`.
-struct UserRoutings {
-  std::mutex mutex;
-  std::map<std::string, UserRouting> entries;
-};
-
-UserRoutings& user_routings() {
-  static UserRoutings r;
+NamedRegistry<RoutingFactory>& user_routings() {
+  static NamedRegistry<RoutingFactory> r("routing");
   return r;
 }
 
@@ -68,22 +55,17 @@ UserRoutings& user_routings() {
 
 std::vector<std::pair<std::string, std::string>> routing_names() {
   auto out = builtin_routing_names();
-  UserRoutings& u = user_routings();
-  std::lock_guard<std::mutex> lock(u.mutex);
-  for (const auto& [n, e] : u.entries) out.emplace_back(n, e.description);
+  for (auto& e : user_routings().names()) out.push_back(std::move(e));
   return out;
 }
 
 void register_routing(const std::string& name, const std::string& description, RoutingFactory factory) {
-  if (name.empty()) throw ConfigError("register routing: the name is empty");
-  if (!factory) throw ConfigError(fmt::format("register routing '{}': the factory is empty", name));
-  for (const auto& [n, d] : builtin_routing_names())
-    if (n == name || name == "inodes" || name.rfind("inodes:", 0) == 0)
-      throw ConfigError(fmt::format("register routing '{}': a built-in relation has that name", name));
-  UserRoutings& u = user_routings();
-  std::lock_guard<std::mutex> lock(u.mutex);
-  if (!u.entries.emplace(name, UserRouting{description, std::move(factory)}).second)
-    throw ConfigError(fmt::format("register routing '{}': already registered", name));
+  user_routings().add(name, description, std::move(factory), [](const std::string& n) {
+    if (n == "inodes" || n.rfind("inodes:", 0) == 0) return true;
+    for (const auto& [b, d] : builtin_routing_names())
+      if (b == n) return true;
+    return false;
+  });
 }
 
 std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
@@ -110,20 +92,12 @@ std::unique_ptr<RoutingRelation> make_routing(const std::string& name) {
   if (name == "lft") return std::make_unique<LftRouting>();
   if (name == "inodes") return std::make_unique<InodeRouting>(inodes::parse_mechanism("I"));
   if (name.rfind("inodes:", 0) == 0) return std::make_unique<InodeRouting>(inodes::parse_mechanism(name.substr(7)));
-  {
-    UserRoutings& u = user_routings();
-    RoutingFactory factory;
-    {
-      std::lock_guard<std::mutex> lock(u.mutex);
-      const auto it = u.entries.find(name);
-      if (it != u.entries.end()) factory = it->second.factory;
-    }
-    if (factory) {
-      auto relation = factory();
-      if (!relation) throw ConfigError(fmt::format("routing '{}': the registered factory returned no relation", name));
-      return relation;
-    }
+  if (const RoutingFactory factory = user_routings().find(name)) {
+    auto relation = factory();
+    if (!relation) throw ConfigError(fmt::format("routing '{}': the registered factory returned no relation", name));
+    return relation;
   }
+
   std::string known;
   for (const auto& [n, d] : routing_names()) known += (known.empty() ? "" : ", ") + n;
   throw ConfigError(fmt::format("routing '{}' is unknown; allowed: {}", name, known));
