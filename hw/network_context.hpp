@@ -70,6 +70,16 @@ enum class VcRealloc : std::uint8_t {
   kNonAtomic,
 };
 
+/// Switch allocator kind (config key `router.switch_allocator`); see
+/// hw::SwitchAllocator for the rules.
+enum class SwitchAllocatorKind : std::uint8_t {
+  /// Separable, input first, round-robin arbiters at both stages.
+  kSeparableInputFirst,
+  /// iSLIP (McKeown 1999): request all, grant and accept round robin,
+  /// pointers updated on first-iteration matches only.
+  kIslip,
+};
+
 /// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
 struct RouterParams {
   int vcs = 2;           ///< VCs per input port, 1..16
@@ -85,6 +95,8 @@ struct RouterParams {
   QueueOrganisation queues = QueueOrganisation::kInput;
   CrossbarKind crossbar = CrossbarKind::kMultiplexed;
   VcRealloc vc_realloc = VcRealloc::kAtomic;
+  SwitchAllocatorKind switch_allocator = SwitchAllocatorKind::kSeparableInputFirst;
+  int islip_iterations = 1;  ///< iSLIP request-grant-accept rounds per cycle, 1..8
   /// Flits per cycle the node can inject (packets in progress at once, each
   /// on its own VC) and crossbar inputs of the node's port; 1..16.
   int injection_ports = 1;

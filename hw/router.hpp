@@ -4,66 +4,37 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hw/channels.hpp"
 #include "hw/network_context.hpp"
+#include "hw/router_units.hpp"
 #include "tables/forwarding_table.hpp"
 
 namespace ftsim::hw {
 
 class NetworkInterface;
 
-/// One input queue: a FIFO of flits and the state of the packet at its head.
-/// With input queues (`router.queues: input`) there is one per input VC and
-/// it holds up to B flits; with virtual output queues each input VC has B of
-/// them sharing the VC's B flits, one per resident packet.
-struct InputVc {
-  enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
-  DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
-  State state = State::kIdle;
-  std::uint64_t ready = 0;  ///< cycle from which the next stage may act
-  routing::RouteSet route;  ///< candidates from RC
-  int out_port = -1;
-  int out_vc = -1;
-  std::uint32_t packet = 0;
-  std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
-  std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
-  std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
-};
-
-/// Upstream view of one downstream VC.
-struct OutputVc {
-  int credits = 0;
-  bool allocated = false;  ///< held by a packet until its tail is sent
-  /// Flits sent on this VC during the measurement window (channel load).
-  std::uint64_t window_flits = 0;
-};
-
-/// The router. The stages are modelled inside one clocked SC_METHOD that
-/// evaluates them in reverse pipeline order from registered state (see
-/// docs/architecture.md for why they are not separate processes). A router
-/// with nothing buffered and nothing arriving sleeps on an event until a
-/// neighbour or its network interface writes to it, so idle routers cost
-/// nothing.
+/// The router: one clocked SC_METHOD that evaluates its units (child
+/// modules, hw/router_units.hpp) in reverse pipeline order from registered
+/// state: receive -> switch allocation + crossbar traversal -> VC allocation
+/// -> route computation (see docs/architecture.md for why the units have no
+/// processes of their own). Children: `input_<port>` and `output_<port>` per
+/// port (each with `vc<i>`), `route_unit`, `vc_allocator`,
+/// `switch_allocator`, `crossbar`. A router with nothing buffered and nothing
+/// arriving sleeps on an event until a neighbour or its network interface
+/// writes to it, so idle routers cost nothing.
 ///
-/// Allocators are separable and input-first with round-robin arbiters. VC
-/// allocation: each waiting input queue picks one output VC among its
-/// candidates (lowest priority value first, then most credits, ties by round
-/// robin), then each output VC grants one requester round robin. Switch
-/// allocation: each crossbar input picks one ready queue round robin, each
-/// output port grants as many crossbar inputs as it has crossbar outputs (1;
-/// the node's port: `ejection_ports`) round robin. Crossbar inputs: one per
-/// input port (`crossbar: multiplexed`; the node's port: `injection_ports`)
-/// or one per input VC (`crossbar: per_vc`). Flow control is credit based;
-/// wormhole allocates a downstream VC only when it is empty (atomic
-/// allocation) or, with `vc_realloc: non_atomic`, once the previous packet's
-/// tail has left; VCT needs room for the whole packet, or for two packets
-/// when the move enters a bubble ring. `queues: voq` splits each input VC into
-/// per-packet queues (virtual output queues, see QueueOrganisation).
-/// `RouterParams::injection` regulates how the node's own packets compete for
-/// output VCs (fair, transit priority, or a bubble on adaptive injection).
+/// Flow control is credit based; wormhole allocates a downstream VC only
+/// when it is empty (atomic allocation) or, with `vc_realloc: non_atomic`,
+/// once the previous packet's tail has left; VCT needs room for the whole
+/// packet, or for two packets when the move enters a bubble ring.
+/// `queues: voq` splits each input VC into per-packet queues (virtual output
+/// queues, see QueueOrganisation). `RouterParams::injection` regulates how the
+/// node's own packets compete for output VCs (fair, transit priority, or a
+/// bubble on adaptive injection).
 class Router : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk;
@@ -91,7 +62,7 @@ class Router : public sc_core::sc_module {
   void fail();
   bool failed() const { return m_failed; }
   /// Immunet tables this router routes with (owned by the control plane).
-  void set_immunet_view(const routing::ImmunetView* v) { m_immunet = v; }
+  void set_immunet_view(const routing::ImmunetView* v) { m_route.immunet = v; }
   /// Table Update Module drain (Immunet section 4.2): when the safe VC (VC 0)
   /// of input port p has fewer than `need_free` free flits and holds a whole
   /// packet at its head that is not being forwarded, removes that packet
@@ -124,92 +95,63 @@ class Router : public sc_core::sc_module {
   /// Read-only inspection for the deadlock watchdog, tests and traces.
   routing::RouterId id() const { return m_id; }
   int radix() const { return static_cast<int>(m_in.size()); }
+  /// The units (child modules), port p in 0..radix()-1.
+  const InputUnit& input_unit(int p) const { return *m_in[static_cast<std::size_t>(p)]; }
+  const OutputUnit& output_unit(int p) const { return *m_out[static_cast<std::size_t>(p)]; }
+  const RouteUnit& route_unit() const { return m_route; }
   /// Input queues per port: VCs x queues per VC (1, or B with VOQ). Queue q
   /// belongs to input VC q / queues_per_vc().
   int queues_per_port() const { return m_nq; }
   int queues_per_vc() const { return m_lanes; }
   /// Input queue q (0..queues_per_port()-1) of port p.
-  const InputVc& input_queue(int p, int q) const { return m_in[p].vcs[q]; }
+  const InputVc& input_queue(int p, int q) const { return m_in[p]->queues[q]; }
   /// "vc1", or "vc1.q2" with virtual output queues (wave and report names).
   std::string queue_name(int q) const;
-  const OutputVc& output_vc(int p, int v) const { return m_out[p].vcs[v]; }
+  const OutputVc& output_vc(int p, int v) const { return m_out[p]->vcs[v]; }
   /// Flits buffered in input VC v of port p (all its queues).
-  int input_occupancy(int p, int v) const {
-    int n = 0;
-    for (int l = 0; l < m_lanes; ++l) n += static_cast<int>(m_in[p].vcs[v * m_lanes + l].fifo.size());
-    return n;
-  }
+  int input_occupancy(int p, int v) const { return m_in[p]->occupancy(v); }
   int buffered_flits() const { return m_buffered; }
-  tables::ForwardingTable& forwarding_table() { return m_table; }
-  std::uint64_t port_alive_mask() const { return m_port_alive; }
+  tables::ForwardingTable& forwarding_table() { return m_route.table; }
+  std::uint64_t port_alive_mask() const { return m_route.port_alive; }
 
   /// Registers this router's waves under its hierarchical name: VC occupancy,
   /// allocator grants and the last flit switched per output port.
   void trace(sc_core::sc_trace_file* tf) const;
 
  private:
-  struct InputPort {
-    LinkDirection* link = nullptr;
-    std::vector<InputVc> vcs;  // queues_per_port() entries, VC-major
-    std::vector<int> rx_lane;  // VOQ: per input VC, the queue receiving its current packet
-    std::uint32_t arrivals = 0;
-    int crossbar_inputs = 1;  // flits the port may send per cycle
-    int rr_sa = 0;            // input-side SA arbiter (queue index)
-  };
-  struct OutputPort {
-    LinkDirection* link = nullptr;
-    std::vector<OutputVc> vcs;
-    bool ejection = false;
-    bool connected = false;
-    int rr_sa = 0;           // output-side SA arbiter: crossbar-input key port * queues_per_port() + queue
-    int capacity = 1;        // crossbar outputs (flits per cycle)
-    int grant = -1;          // traced: input port granted this cycle
-    TracedFlit last_flit;    // traced (written only in trace mode)
-    std::vector<int> rr_va;  // per output VC arbiter
-    struct Control {
-      std::uint32_t token;
-      int flits_left;
-      std::uint64_t queued;
-      bool head;
-    };
-    std::deque<Control> control;  // Table Update Module packets waiting for the link
-  };
+  friend class VcAllocator;
+  friend class Crossbar;
 
   void tick();
   std::uint64_t now() const;
   void receive(std::uint64_t now);
-  void switch_allocation(std::uint64_t now);
-  void vc_allocation(std::uint64_t now);
   /// VOQ: output ports asked for by packets of queue q's input VC that
   /// arrived before it and still wait for VC allocation (bit per port).
   std::uint64_t older_waiting_ports(int p, int q) const;
   void route_computation(std::uint64_t now);
-  /// Fills iv.route for the head packet of input VC (p, v); false: no route.
-  bool compute_route(int p, int v, std::uint32_t packet);
+  /// Fills the route of queue q of port p for its head packet; false: no route.
+  bool compute_route(int p, int q, std::uint32_t packet);
   /// from_node: the request comes from the node's input port (injection).
-  bool output_vc_free(const OutputPort& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
-  void send_credit(int in_port, int vc, std::uint64_t now);
-  void discard_front(int p, int v, std::uint64_t now);
+  bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
+  void discard_front(int p, int q, std::uint64_t now);
   bool has_work() const;
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);
-  void lose_control(OutputPort& op);
+  void lose_control(OutputUnit& op);
 
   routing::RouterId m_id;
   NetworkContext& m_ctx;
-  std::vector<InputPort> m_in;
-  std::vector<OutputPort> m_out;
+  // Child modules (constructed in this order, so the hierarchy reads as the pipeline).
+  std::vector<std::unique_ptr<InputUnit>> m_in;
+  RouteUnit m_route;
+  VcAllocator m_va;
+  SwitchAllocator m_sa;
+  Crossbar m_xbar;
+  std::vector<std::unique_ptr<OutputUnit>> m_out;
   std::vector<NetworkInterface*> m_nis;
-  tables::ForwardingTable m_table;
-  const routing::ImmunetView* m_immunet = nullptr;
-  std::uint64_t m_port_alive = ~0ULL;
-  routing::RerouteState m_reroute;  ///< ADLR re-route vector (fat trees)
-  std::uint32_t m_alive_epoch = 0;  ///< bumped when port_alive changes
-  /// Epoch of the routing inputs: Immunet's table epoch plus port changes.
-  std::uint32_t route_epoch() const { return (m_immunet != nullptr ? m_immunet->epoch : 0) + m_alive_epoch; }
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
-  int m_waiting_va = 0;                 // input VCs in kVcAlloc
+  int m_waiting_va = 0;                 // input queues in kVcAlloc
   std::uint64_t m_control_outputs = 0;  // bit o: output o has control packets queued
   std::vector<std::pair<std::uint32_t, std::uint64_t>> m_control_sent;
   std::uint64_t m_seen_drop_epoch = 0;
@@ -219,16 +161,13 @@ class Router : public sc_core::sc_module {
   int m_lanes = 1;                   ///< queues per input VC
   int m_nq = 1;                      ///< queues per input port
   std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
-  // Scratch for the allocators (no allocation per cycle).
-  struct SaRequest {
-    int in_port, queue, out_port;
-  };
-  std::vector<SaRequest> m_sa_requests;
-  struct VaRequest {
-    int in_port, in_vc, out_port, out_vc;
-    bool counts_move;
-  };
-  std::vector<VaRequest> m_va_requests;
 };
+
+// Defined here because it wakes the upstream Router (per flit: inline).
+inline void InputUnit::return_credit(int v, std::uint64_t now, int latency) {
+  if (link == nullptr || link->failed) return;
+  link->credits.push(now + static_cast<std::uint64_t>(latency), static_cast<std::uint8_t>(v));
+  if (link->sender != nullptr) link->sender->wake();
+}
 
 }  // namespace ftsim::hw

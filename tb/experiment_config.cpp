@@ -193,7 +193,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   if (const YAML::Node r = root["router"]) {
     check_map(c, r, "router",
               {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
-               "injection_ports", "ejection_ports"});
+               "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations"});
     auto& p = cfg.router;
     if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
     if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
@@ -237,6 +237,12 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed,
            hw::CrossbarKind::kPerVc);
     choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
+    bool vc_allocator = true;  // one kind today; the key names it in stats.json
+    choice("vc_allocator", {"separable_input_first"}, &vc_allocator, true);
+    choice("switch_allocator", {"separable_input_first", "islip"}, &p.switch_allocator,
+           hw::SwitchAllocatorKind::kSeparableInputFirst, hw::SwitchAllocatorKind::kIslip);
+    if (r["islip_iterations"])
+      p.islip_iterations = get_num<int>(c, r["islip_iterations"], "router.islip_iterations", 1, 8);
     if (r["injection_ports"])
       p.injection_ports = get_num<int>(c, r["injection_ports"], "router.injection_ports", 1, 16);
     if (r["ejection_ports"]) p.ejection_ports = get_num<int>(c, r["ejection_ports"], "router.ejection_ports", 1, 16);
@@ -528,6 +534,10 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                  {"queues", r.queues == hw::QueueOrganisation::kVoq ? "voq" : "input"},
                  {"crossbar", r.crossbar == hw::CrossbarKind::kPerVc ? "per_vc" : "multiplexed"},
                  {"vc_realloc", r.vc_realloc == hw::VcRealloc::kNonAtomic ? "non_atomic" : "atomic"},
+                 {"vc_allocator", "separable_input_first"},
+                 {"switch_allocator",
+                  r.switch_allocator == hw::SwitchAllocatorKind::kIslip ? "islip" : "separable_input_first"},
+                 {"islip_iterations", r.islip_iterations},
                  {"injection_ports", r.injection_ports},
                  {"ejection_ports", r.ejection_ports}};
   const auto& t = cfg.traffic;

@@ -58,6 +58,13 @@ TEST(Config, ErrorsNameKeyAndRange) {
             std::string::npos);
   EXPECT_NE(msg("router: {vc_realloc: eager}").find("router.vc_realloc' = 'eager': allowed atomic, non_atomic"),
             std::string::npos);
+  EXPECT_NE(msg("router: {switch_allocator: wavefront}")
+                .find("router.switch_allocator' = 'wavefront': allowed separable_input_first, islip"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {vc_allocator: islip}").find("router.vc_allocator' = 'islip': allowed separable_input_first"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {islip_iterations: 9}").find("router.islip_iterations"), std::string::npos);
+  EXPECT_NE(msg("router: {islip_iterations: 9}").find("1..8"), std::string::npos);
   EXPECT_NE(msg("router: {injection_ports: 0}").find("router.injection_ports"), std::string::npos);
   EXPECT_NE(msg("router: {ejection_ports: 17}").find("1..16"), std::string::npos);
   EXPECT_NE(msg("router: {vcs: 2, injection_ports: 3}").find("exceeds router.vcs = 2"), std::string::npos);

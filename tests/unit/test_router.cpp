@@ -3,6 +3,7 @@
 // records what leaves its output links; each downstream stub either sinks
 // flits (returns a credit per flit) or withholds credits. Every expected
 // number below is a hand count from the allocator rules in hw/router.hpp.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -350,6 +351,101 @@ TEST(RouterUnit, OneEjectionPortEjectsOneFlitPerCycle) {
 }
 TEST(RouterUnit, TwoEjectionPortsEjectTwoPacketsAtOnce) {
   EXPECT_EQ(ejection_span(2), 5u);
+}
+
+// The units are child modules with real hierarchical names (Garnet-style
+// boundaries): a debugger or a test finds them with sc_find_object.
+TEST(RouterUnit, UnitsAreNamedChildModules) {
+  RouterBench b(params(2, 4, true), 4);
+  const std::string r = b.router->name();
+  for (const char* unit : {"route_unit", "vc_allocator", "switch_allocator", "crossbar"}) {
+    const sc_core::sc_object* o = sc_core::sc_find_object((r + "." + unit).c_str());
+    ASSERT_NE(o, nullptr) << unit;
+    EXPECT_EQ(o->get_parent_object(), b.router.get()) << unit;
+  }
+  // Ports of the centre of a 3x3 mesh: local, east, west, north, south; two VCs each.
+  for (const char* port : {"local", "east", "west", "north", "south"})
+    for (const char* side : {"input_", "output_"})
+      for (int v = 0; v < 2; ++v) {
+        const std::string path = fmt::format("{}.{}{}.vc{}", r, side, port, v);
+        const sc_core::sc_object* o = sc_core::sc_find_object(path.c_str());
+        ASSERT_NE(o, nullptr) << path;
+        EXPECT_STREQ(o->kind(), side[0] == 'i' ? "ftsim_input_vc" : "ftsim_output_vc");
+      }
+  EXPECT_EQ(sc_core::sc_find_object((r + ".input_east.vc2").c_str()), nullptr);  // only 2 VCs
+  EXPECT_EQ(&b.router->input_unit(b.east()), sc_core::sc_find_object((r + ".input_east").c_str()));
+}
+
+// Switch allocator kinds, from one clean state. West holds two full 8-flit
+// packets, VC 0 for east (X) and VC 1 for south (Y, the test's name for the
+// port towards router 7); north holds one for Y (B = 8, VCT, so credits
+// never run out). STOP holds both outputs until every flit is buffered and
+// every VC allocated; then both are released together and we count flits
+// per cycle. Requesters: west wants {X, Y}, north wants {Y}.
+struct AllocatorRun {
+  std::vector<int> per_cycle;  ///< flits leaving the router in each cycle after the release
+  std::uint64_t span = 0;      ///< cycles from the first to the last of the 24 flits
+};
+AllocatorRun run_allocator(hw::SwitchAllocatorKind kind, int iterations) {
+  hw::RouterParams p = params(2, 8, true);
+  p.switch_allocator = kind;
+  p.islip_iterations = iterations;
+  RouterBench b(p, 8);
+  for (int o : {b.east(), b.south()}) b.out[o].bundle.stop = true;
+  b.send(b.west(), 0, 5, 8, 1);
+  b.send(b.west(), 1, 7, 8, 1);
+  b.send(b.north(), 0, 7, 8, 1);
+  b.run(20);
+  EXPECT_EQ(b.flits_out(b.east()) + b.flits_out(b.south()), 0u);
+  for (int o : {b.east(), b.south()}) b.out[o].bundle.stop = false;
+  b.router->wake();
+  b.run(40);
+  std::map<std::uint64_t, int> count;
+  for (int o : {b.east(), b.south()})
+    for (const auto& d : b.departed[o]) ++count[d.cycle];
+  AllocatorRun r;
+  int total = 0;
+  for (std::uint64_t c = count.begin()->first; c <= count.rbegin()->first; ++c) {
+    r.per_cycle.push_back(count.count(c) != 0 ? count[c] : 0);
+    total += r.per_cycle.back();
+  }
+  EXPECT_EQ(total, 24);
+  r.span = r.per_cycle.size();
+  return r;
+}
+
+// Separable input first: cycle 1 west picks VC 0 (X), north Y: 2 flits. Then
+// west's pointer is at VC 1 (Y) and north also asks Y; Y's pointer (after
+// north) wraps to west: 1 flit. The pattern 2, 1 repeats: west sends every
+// cycle, its 16 flits take 16 cycles.
+TEST(RouterUnit, SeparableInputFirstAllocatorAlternatesTwoAndOneFlits) {
+  const AllocatorRun r = run_allocator(hw::SwitchAllocatorKind::kSeparableInputFirst, 1);
+  ASSERT_GE(r.per_cycle.size(), 4u);
+  EXPECT_EQ(std::vector<int>(r.per_cycle.begin(), r.per_cycle.begin() + 4), (std::vector<int>{2, 1, 2, 1}));
+  EXPECT_EQ(r.span, 16u);
+}
+
+// iSLIP, one iteration. Cycle 1: X and Y both grant west (pointers at 0),
+// west accepts X (accept pointer 0, X is port 1 < Y port 3); north gets no
+// grant: 1 flit. Cycle 2: Y's pointer did not move (its grant was not
+// accepted), so Y grants west again, and west's accept pointer (past X) now
+// takes Y: 1 flit. Cycle 3: Y's pointer is past west, so Y grants north, X
+// grants west: 2 flits. Then 1, 2, ... North's 8th flit leaves in cycle 17.
+TEST(RouterUnit, IslipOneIterationMatchesOnlyInTheFirstRound) {
+  const AllocatorRun r = run_allocator(hw::SwitchAllocatorKind::kIslip, 1);
+  ASSERT_GE(r.per_cycle.size(), 5u);
+  EXPECT_EQ(std::vector<int>(r.per_cycle.begin(), r.per_cycle.begin() + 5), (std::vector<int>{1, 1, 2, 1, 2}));
+  EXPECT_EQ(r.span, 17u);
+}
+
+// iSLIP, two iterations: in cycle 1 the second round matches the unmatched
+// north input to the unmatched Y output (pointers stay): 2 flits; from then
+// on 1, 2, ... as with one iteration, and the 24 flits take 16 cycles.
+TEST(RouterUnit, IslipSecondIterationFillsTheUnmatchedOutput) {
+  const AllocatorRun r = run_allocator(hw::SwitchAllocatorKind::kIslip, 2);
+  ASSERT_GE(r.per_cycle.size(), 4u);
+  EXPECT_EQ(std::vector<int>(r.per_cycle.begin(), r.per_cycle.begin() + 4), (std::vector<int>{2, 1, 2, 1}));
+  EXPECT_EQ(r.span, 16u);
 }
 
 }  // namespace

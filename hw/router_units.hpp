@@ -1,0 +1,259 @@
+// The units of one router as SystemC child modules (Garnet-style boundaries):
+// input unit and output unit per port, route unit, VC allocator, switch
+// allocator and crossbar. They have no processes of their own: the router's
+// one clocked method evaluates them in reverse pipeline order (see
+// docs/architecture.md), so the hierarchy is real for debuggers, waves and
+// sc_find_object (`net.router_3_2.input_east.vc1`) at no cost per cycle.
+#pragma once
+#include <systemc>
+
+#include <climits>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hw/channels.hpp"
+#include "hw/network_context.hpp"
+#include "tables/forwarding_table.hpp"
+
+namespace ftsim::hw {
+
+class Router;
+
+/// One input queue: a FIFO of flits and the state of the packet at its head.
+/// With input queues (`router.queues: input`) there is one per input VC and
+/// it holds up to B flits; with virtual output queues each input VC has B of
+/// them sharing the VC's B flits, one per resident packet.
+struct InputVc {
+  enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
+  DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
+  State state = State::kIdle;
+  std::uint64_t ready = 0;  ///< cycle from which the next stage may act
+  routing::RouteSet route;  ///< candidates from RC
+  int out_port = -1;
+  int out_vc = -1;
+  std::uint32_t packet = 0;
+  std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
+  std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
+  std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
+};
+
+/// Upstream view of one downstream VC.
+struct OutputVc {
+  int credits = 0;
+  bool allocated = false;  ///< held by a packet until its tail is sent
+  /// Flits sent on this VC during the measurement window (channel load).
+  std::uint64_t window_flits = 0;
+};
+
+/// A named VC inside an input or output unit (`...input_east.vc1`), so that
+/// a debugger or a test finds it with sc_find_object. Its state lives in the
+/// unit's contiguous arrays (the hot path never goes through this object).
+class VcObject : public sc_core::sc_object {
+ public:
+  VcObject(const char* name, const char* kind, int vc) : sc_object(name), m_kind(kind), m_vc(vc) {}
+  const char* kind() const override { return m_kind; }
+  int vc() const { return m_vc; }
+
+ private:
+  const char* m_kind;
+  int m_vc;
+};
+
+/// Input unit of one port: the input VCs' queues (one FIFO per VC, or B
+/// virtual output queues per VC), their pipeline state, and the credit
+/// return to the upstream router. Child `vc<i>` per input VC.
+class InputUnit : public sc_core::sc_module {
+ public:
+  /// vcs: input VCs (1..16); lanes: queues per VC (1, or B with VOQ).
+  InputUnit(sc_core::sc_module_name name, int vcs, int lanes);
+  const char* kind() const override { return "ftsim_input_unit"; }
+
+  LinkDirection* link = nullptr;
+  std::vector<InputVc> queues;  ///< vcs x lanes entries, VC-major
+  std::vector<int> rx_lane;     ///< VOQ: per input VC, the queue receiving its current packet
+  std::uint32_t arrivals = 0;   ///< VOQ: heads received (arrival order counter)
+  int crossbar_inputs = 1;      ///< flits this port may send per cycle
+
+  /// Flits buffered in input VC v (all its queues), 0..B.
+  int occupancy(int v) const {
+    int n = 0;
+    for (int l = 0; l < m_lanes; ++l)
+      n += static_cast<int>(queues[static_cast<std::size_t>(v * m_lanes + l)].fifo.size());
+    return n;
+  }
+  /// Returns one credit for input VC v upstream, visible after `latency`
+  /// cycles (defined inline in hw/router.hpp).
+  inline void return_credit(int v, std::uint64_t now, int latency);
+
+ private:
+  int m_lanes;
+  std::vector<std::unique_ptr<VcObject>> m_vc_objects;
+};
+
+/// Output unit of one port: the upstream view (credits, allocation) of each
+/// downstream VC, the phit bundle it drives, and the Immunet Table Update
+/// Module's control packets waiting for the link. Child `vc<i>` per output VC.
+class OutputUnit : public sc_core::sc_module {
+ public:
+  OutputUnit(sc_core::sc_module_name name, int vcs, int credits);
+  const char* kind() const override { return "ftsim_output_unit"; }
+  /// Makes the unit the node's port: `ports` output VCs (one per ejection
+  /// port) with unbounded credits; `ports` crossbar outputs.
+  void make_ejection(int ports);
+
+  LinkDirection* link = nullptr;
+  std::vector<OutputVc> vcs;
+  bool ejection = false;
+  bool connected = false;
+  int capacity = 1;      ///< crossbar outputs (flits per cycle)
+  int grant = -1;        ///< traced: input port granted this cycle (radix: control packet)
+  TracedFlit last_flit;  ///< traced (written only in trace mode)
+  struct Control {
+    std::uint32_t token;
+    int flits_left;
+    std::uint64_t queued;
+    bool head;
+  };
+  std::deque<Control> control;  ///< Table Update Module packets waiting for the link
+
+  static constexpr int kInfiniteCredits = INT_MAX / 4;
+
+ private:
+  void name_vcs(int from, int to);
+  std::vector<std::unique_ptr<VcObject>> m_vc_objects;
+};
+
+/// Route unit: computes the candidate (output port, VC mask) set of a head
+/// flit from the routing relation and the router's routing state: the ports
+/// known alive, the forwarding table (LFT), the Immunet tables it is given,
+/// and the fat tree's U-turn re-route vector.
+class RouteUnit : public sc_core::sc_module {
+ public:
+  explicit RouteUnit(sc_core::sc_module_name name) : sc_module(name) {}
+  const char* kind() const override { return "ftsim_route_unit"; }
+
+  /// Fills iv.route for a head at input port `in_port`, input VC `in_vc`;
+  /// returns false when the relation has no route (or discards the packet).
+  bool compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
+               bool injected_here, routing::PacketHeader& header, std::uint64_t cycle);
+  /// Epoch of the routing inputs: Immunet's table epoch plus port changes. A
+  /// packet waiting for VC allocation re-runs route computation when it moved.
+  std::uint32_t epoch() const { return (immunet != nullptr ? immunet->epoch : 0) + alive_epoch; }
+  /// Marks output port p usable or not (after fault detection).
+  void set_port_alive(int p, bool alive);
+
+  tables::ForwardingTable table;                  ///< LFT (behind the TLM management plane)
+  const routing::ImmunetView* immunet = nullptr;  ///< Immunet tables (owned by the control plane)
+  routing::RerouteState reroute;                  ///< U-turn re-route vector (fat-tree DLR section VI)
+  std::uint64_t port_alive = ~0ULL;
+  std::uint32_t alive_epoch = 0;
+};
+
+/// One crossbar connection granted by the switch allocator for this cycle.
+struct SwitchGrant {
+  int in_port;  ///< -1: the Table Update Module's control packet
+  int queue;    ///< input queue of in_port
+  int out_port;
+};
+
+/// Switch allocator (`router.switch_allocator`). Requesters are crossbar
+/// inputs (one per input port, the node's port `injection_ports`, or one per
+/// input VC with the per-VC crossbar); resources are crossbar outputs (one
+/// per output port, the node's port `ejection_ports`).
+/// - separable_input_first: each crossbar input picks one ready queue round
+///   robin, then each output grants round robin over port x queue keys.
+/// - islip: iSLIP (McKeown, "The iSLIP scheduling algorithm for input-queued
+///   switches", 1999): every input port requests every output one of its
+///   ready queues wants; outputs grant round robin from a grant pointer,
+///   inputs accept round robin from an accept pointer; pointers move one past
+///   the match only when it is accepted in the first iteration;
+///   `router.islip_iterations` rounds per cycle. The queue that serves an
+///   accepted (input, output) match is the next ready one round robin.
+/// An Immunet control packet is one more requester of its output (key after
+/// every input queue in separable allocation; input `radix` in iSLIP).
+class SwitchAllocator : public sc_core::sc_module {
+ public:
+  SwitchAllocator(sc_core::sc_module_name name, const RouterParams& params);
+  const char* kind() const override { return "ftsim_switch_allocator"; }
+  /// Sizes the arbiters for `radix` ports of `queues` queues each.
+  void configure(int radix, int queues, int lanes);
+  /// Allocates cycle c and hands each grant, in grant order, to
+  /// `crossbar(const SwitchGrant&)` (the crossbar's select lines). control:
+  /// bit o = output o has a control packet ready. Defined in router.cpp
+  /// (the only caller), so the grant path inlines.
+  template <typename CrossbarSink>
+  void allocate(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
+                std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar);
+
+ private:
+  struct Request {
+    int in_port, queue, out_port;
+  };
+  /// True when input queue `iv` may send a flit at cycle c (credits, STOP).
+  bool ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t c) const;
+  template <typename CrossbarSink>
+  void separable(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
+                 std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
+  /// Fills m_grants.
+  void islip(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
+             std::uint64_t control, std::uint64_t c);
+
+  const RouterParams& m_params;
+  int m_radix = 0;
+  int m_nq = 1;
+  int m_lanes = 1;
+  std::vector<int> m_in_rr;     ///< per input port: next queue (separable) / accept pointer (iSLIP)
+  std::vector<int> m_out_rr;    ///< per output port: next key (separable) / grant pointer (iSLIP)
+  std::vector<int> m_queue_rr;  ///< iSLIP: per input port, next queue to serve a match
+  std::vector<Request> m_requests;
+  std::vector<SwitchGrant> m_grants;  ///< iSLIP: this cycle's matches
+  // iSLIP scratch (no allocation per cycle once sized).
+  std::vector<int> m_scratch;             ///< per (port, queue): requested output, -1 none or served
+  std::vector<std::uint64_t> m_wants;     ///< per input: outputs requested
+  std::vector<std::uint64_t> m_granted;   ///< per input: outputs that granted it this iteration
+  std::vector<int> m_in_left;             ///< per input: crossbar inputs still free
+  std::vector<int> m_out_left;            ///< per output: crossbar outputs still free
+  std::vector<std::uint32_t> m_vcs_used;  ///< per input: VCs already matched (per-VC crossbar)
+};
+
+/// VC allocator: separable, input first. Each waiting input queue picks one
+/// output VC among its candidates (lowest priority value first, then most
+/// credits, ties by round robin); each output VC grants one requester round
+/// robin (after every in-transit request under transit priority).
+class VcAllocator : public sc_core::sc_module {
+ public:
+  explicit VcAllocator(sc_core::sc_module_name name) : sc_module(name) {}
+  const char* kind() const override { return "ftsim_vc_allocator"; }
+  /// Allocates for cycle c; returns the input queues that left kVcAlloc.
+  int allocate(Router& r, std::uint64_t c);
+  /// Sizes the round-robin pointers: `vcs` output VCs of port p.
+  void configure(int radix, int vcs) { m_rr.assign(static_cast<std::size_t>(radix), std::vector<int>(vcs, 0)); }
+  void resize_port(int p, int vcs) { m_rr[static_cast<std::size_t>(p)].assign(static_cast<std::size_t>(vcs), 0); }
+
+ private:
+  struct Request {
+    int in_port, in_vc, out_port, out_vc;
+    bool counts_move;
+  };
+  std::vector<std::vector<int>> m_rr;  ///< per output port and VC: round-robin pointer
+  std::vector<Request> m_requests;
+};
+
+/// Crossbar and switch traversal: moves each granted flit from its input
+/// queue onto its output link (visible downstream after SA + ST + link
+/// latency), returns the credit upstream, and drives the phit bundle.
+/// Crossbar inputs per port: `router.crossbar` (multiplexed: 1, the node's
+/// port `injection_ports`; per_vc: one per input VC).
+class Crossbar : public sc_core::sc_module {
+ public:
+  explicit Crossbar(sc_core::sc_module_name name) : sc_module(name) {}
+  const char* kind() const override { return "ftsim_crossbar"; }
+  /// Traverses one grant of cycle c; returns the flits that left input
+  /// queues (0 for a control packet, else 1). Defined in router.cpp.
+  int traverse(Router& r, const SwitchGrant& grant, std::uint64_t c);
+};
+
+}  // namespace ftsim::hw
