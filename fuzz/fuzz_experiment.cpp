@@ -1,5 +1,5 @@
 // libFuzzer target: the experiment parser (YAML text -> ExperimentConfig).
-// Any input must either parse or throw routing::ConfigError; anything else
+// Any input must either parse or throw ftsim::ConfigError; anything else
 // (a crash, another exception, a sanitizer report) is a defect.
 // Built and run by scripts/fuzz.sh.
 #include <cstddef>
@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     (void)ftsim::tb::parse_experiment(text, {}, "fuzz");
-  } catch (const ftsim::routing::ConfigError&) {
+  } catch (const ftsim::ConfigError&) {
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // libFuzzer target: the sweep parser (sweep YAML -> grid points, each point
 // validated as an experiment). The input is written to a file beside a fixed
 // base experiment, as `ftsim sweep` reads it. Any input must expand or throw
-// routing::ConfigError. Built and run by scripts/fuzz.sh.
+// ftsim::ConfigError. Built and run by scripts/fuzz.sh.
 #include <unistd.h>
 
 #include <cstddef>
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string x;
   try {
     (void)ftsim::tb::expand_sweep(path, workdir() + "/out", &base, &x);
-  } catch (const ftsim::routing::ConfigError&) {
+  } catch (const ftsim::ConfigError&) {
   }
   return 0;
 }

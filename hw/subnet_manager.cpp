@@ -21,7 +21,7 @@ SubnetManager::SubnetManager(sc_core::sc_module_name name, const routing::Topolo
       m_engine(std::move(engine)),
       m_tables(std::move(current_tables)) {
   if (m_dist.mode == Distribution::Mode::kStatic && (!m_dist.hold_injection || !m_dist.network_empty))
-    throw routing::ConfigError("static distribution needs the network's hold_injection and network_empty hooks");
+    throw ftsim::ConfigError("static distribution needs the network's hold_injection and network_empty hooks");
   SC_METHOD(process);
   sensitive << m_event;
   dont_initialize();

@@ -1,8 +1,8 @@
 // Basic identifiers shared by every layer. Pure C++, no SystemC.
 #pragma once
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+
+#include "common/config_error.hpp"
 
 namespace ftsim::routing {
 
@@ -13,12 +13,5 @@ using LinkId = std::int32_t;    ///< bidirectional link 0..num_links-1
 using VcId = std::int32_t;      ///< virtual channel 0..V-1
 
 constexpr std::int32_t kNone = -1;
-
-/// Configuration or elaboration error. The message names the field, the value
-/// and the allowed range; the ftsim command turns it into exit code 2.
-class ConfigError : public std::runtime_error {
- public:
-  explicit ConfigError(const std::string& what) : std::runtime_error(what) {}
-};
 
 }  // namespace ftsim::routing

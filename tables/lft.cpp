@@ -14,7 +14,7 @@
 
 namespace ftsim::tables {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 
 LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
   static const std::regex header(

@@ -36,7 +36,7 @@ struct LftSet {
   std::vector<SwitchLft> switches;
   std::map<int, LidEndpoint> lids;
 
-  /// Parses opensm-lfts.dump text. Throws routing::ConfigError
+  /// Parses opensm-lfts.dump text. Throws ftsim::ConfigError
   /// "SOURCE:LINE: why" for a malformed line (a bad header, an entry outside
   /// a block, a LID or port out of range, a LID listed twice in a block, a
   /// trailer that disagrees with the header).

@@ -20,6 +20,7 @@
 namespace ftsim::tb {
 
 namespace {
+using ftsim::ConfigError;
 
 namespace rt = ftsim::routing;
 
@@ -34,7 +35,7 @@ std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topolog
   }
   if (initial == "updn") return rt::updown_tables(topo);
   if (initial.rfind("import:", 0) == 0) return tables::place(tables::LftSet::load(initial.substr(7)), topo).port;
-  throw rt::ConfigError(
+  throw ftsim::ConfigError(
       fmt::format("--initial '{}': one of dor, updn, import:DIR (a folder with opensm-lfts.dump)", initial));
 }
 
@@ -66,8 +67,8 @@ struct Point {
 }  // namespace
 
 nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
-  if (opt.max_faults < 1) throw rt::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
-  if (opt.runs < 1) throw rt::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
+  if (opt.max_faults < 1) throw ftsim::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
+  if (opt.runs < 1) throw ftsim::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
   std::vector<rt::dqr::Options> variants;
   for (const auto& v : opt.variants) variants.push_back(rt::dqr::variant_options(v));
   const auto topo = rt::make_topology(opt.topology);

@@ -17,7 +17,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 
 const std::vector<std::pair<std::string, std::string>>& builtin_traffic_pattern_names() {
   static const std::vector<std::pair<std::string, std::string>> names = {
@@ -520,26 +520,26 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
   j["topology"] = cfg.topology;
   j["routing"] = cfg.routing;
   const auto& r = cfg.router;
-  j["router"] = {{"vcs", r.vcs},
-                 {"buffer_flits", r.buffer_flits},
-                 {"flow_control", r.vct ? "vct" : "wormhole"},
-                 {"latency",
-                  {{"rc", r.lat_rc},
-                   {"va", r.lat_va},
-                   {"sa", r.lat_sa},
-                   {"st", r.lat_st},
-                   {"link", r.lat_link},
-                   {"credit", r.lat_credit}}},
-                 {"injection", injection_policy_name(r.injection)},
-                 {"queues", r.queues == hw::QueueOrganisation::kVoq ? "voq" : "input"},
-                 {"crossbar", r.crossbar == hw::CrossbarKind::kPerVc ? "per_vc" : "multiplexed"},
-                 {"vc_realloc", r.vc_realloc == hw::VcRealloc::kNonAtomic ? "non_atomic" : "atomic"},
-                 {"vc_allocator", "separable_input_first"},
-                 {"switch_allocator",
-                  r.switch_allocator == hw::SwitchAllocatorKind::kIslip ? "islip" : "separable_input_first"},
-                 {"islip_iterations", r.islip_iterations},
-                 {"injection_ports", r.injection_ports},
-                 {"ejection_ports", r.ejection_ports}};
+  j["router"] = {
+      {"vcs", r.vcs},
+      {"buffer_flits", r.buffer_flits},
+      {"flow_control", r.vct ? "vct" : "wormhole"},
+      {"latency",
+       {{"rc", r.lat_rc},
+        {"va", r.lat_va},
+        {"sa", r.lat_sa},
+        {"st", r.lat_st},
+        {"link", r.lat_link},
+        {"credit", r.lat_credit}}},
+      {"injection", injection_policy_name(r.injection)},
+      {"queues", r.queues == hw::QueueOrganisation::kVoq ? "voq" : "input"},
+      {"crossbar", r.crossbar == hw::CrossbarKind::kPerVc ? "per_vc" : "multiplexed"},
+      {"vc_realloc", r.vc_realloc == hw::VcRealloc::kNonAtomic ? "non_atomic" : "atomic"},
+      {"vc_allocator", "separable_input_first"},
+      {"switch_allocator", r.switch_allocator == hw::SwitchAllocatorKind::kIslip ? "islip" : "separable_input_first"},
+      {"islip_iterations", r.islip_iterations},
+      {"injection_ports", r.injection_ports},
+      {"ejection_ports", r.ejection_ports}};
   const auto& t = cfg.traffic;
   j["traffic"] = {{"pattern", t.pattern},
                   {"load", t.load},

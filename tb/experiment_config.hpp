@@ -127,7 +127,7 @@ struct ExperimentConfig {
 
 /// Loads a YAML file, applies "dotted.key=value" overrides (value parsed as
 /// YAML), checks every key and range, and returns the typed config. Throws
-/// routing::ConfigError with one message naming the key, the value and what is
+/// ftsim::ConfigError with one message naming the key, the value and what is
 /// allowed. Topology, routing and fault names are checked later, when the
 /// network is built.
 ExperimentConfig load_experiment(const std::string& path, const std::vector<std::string>& overrides);

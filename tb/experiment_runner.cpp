@@ -311,7 +311,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   if (net.relation().static_faults_only()) {
     for (const auto& f : faults)
       if (f.at != 0 || f.repair >= 0)
-        throw routing::ConfigError(fmt::format(
+        throw ftsim::ConfigError(fmt::format(
             "routing '{}' computes its routes offline (static fault model): fault '{}' must be present from cycle 0 "
             "and permanent (got at = {}, repair = {})",
             cfg.routing, f.label, f.at, f.repair));

@@ -37,7 +37,7 @@ struct RunResult {
 /// Elaborates the network, runs warm-up, measurement and drain, checks
 /// conservation (injected = delivered + dropped + in_flight) and writes the
 /// outputs. SystemC elaborates once per process, so call this at most once.
-/// Throws routing::ConfigError for invalid configurations.
+/// Throws ftsim::ConfigError for invalid configurations.
 RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts);
 
 /// stats.json "channel_utilisation": load of the router-to-router channels

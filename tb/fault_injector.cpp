@@ -11,7 +11,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 
 namespace {
 int live_components(const routing::Topology& topo, const routing::FaultSet& fs) {

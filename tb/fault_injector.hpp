@@ -36,7 +36,7 @@ std::vector<routing::NodeId> bgl_bypassed_nodes(const routing::Topology& topo, c
 /// (node links included in indirect networks).
 std::vector<routing::LinkId> fault_links(const routing::Topology& topo, const ResolvedFault& f);
 
-/// Throws routing::ConfigError when two faults hold the same link (a link
+/// Throws ftsim::ConfigError when two faults hold the same link (a link
 /// fault, or any link of a switch fault) or the same switch at the same time
 /// and at least one of them is repaired: the repair would end the other early.
 void check_no_overlap(const routing::Topology& topo, const std::vector<ResolvedFault>& faults);

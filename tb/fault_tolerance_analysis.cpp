@@ -11,7 +11,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 namespace in = routing::inodes;
 
 nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {

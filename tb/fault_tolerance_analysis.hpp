@@ -25,7 +25,7 @@ struct FaultToleranceOptions {
 /// Runs the analysis. The report holds `results: [{faults, combinations,
 /// not_tolerated_percent, affected_paths_percent, mechanism_share: {...}}]`
 /// plus the run's parameters, timing and routing-info memory. Throws
-/// routing::ConfigError for a bad topology, mechanism or fault range.
+/// ftsim::ConfigError for a bad topology, mechanism or fault range.
 nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& opts);
 
 }  // namespace ftsim::tb

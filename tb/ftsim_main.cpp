@@ -220,7 +220,7 @@ std::vector<int> parse_range(const std::string& text, const std::string& option)
       if (used != t.size() || v < 0) throw std::invalid_argument(t);
       return v;
     } catch (const std::exception&) {
-      throw ftsim::routing::ConfigError(
+      throw ftsim::ConfigError(
           fmt::format("{} '{}': '{}' is not a non-negative integer; use A..B, A..B:STEP or A,B,C", option, text, t));
     }
   };
@@ -236,10 +236,10 @@ std::vector<int> parse_range(const std::string& text, const std::string& option)
     const int a = num(text.substr(0, dots));
     const int b = num(rest);
     if (step < 1 || b < a)
-      throw ftsim::routing::ConfigError(fmt::format("{} '{}': expected A..B with A <= B and STEP >= 1", option, text));
+      throw ftsim::ConfigError(fmt::format("{} '{}': expected A..B with A <= B and STEP >= 1", option, text));
     const long long count = (static_cast<long long>(b) - a) / step + 1;
     if (count > kMaxRangeValues)
-      throw ftsim::routing::ConfigError(
+      throw ftsim::ConfigError(
           fmt::format("{} '{}': {} values; at most {} allowed", option, text, count, kMaxRangeValues));
     for (long long v = a; v <= b; v += step) out.push_back(static_cast<int>(v));  // no int overflow at INT_MAX
     return out;
@@ -264,8 +264,7 @@ std::vector<int> parse_range(const std::string& text, const std::string& option)
 void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const std::string& lft_topology,
                       const std::vector<std::string>& lft_faults, const std::string& lft_json) {
   if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
-  if (!lft_faults.empty() && lft_topology.empty())
-    throw ftsim::routing::ConfigError("lft diff: --fault needs --topology");
+  if (!lft_faults.empty() && lft_topology.empty()) throw ftsim::ConfigError("lft diff: --fault needs --topology");
   const auto a = ftsim::tables::LftSet::load(lft_a);
   const auto b = ftsim::tables::LftSet::load(lft_b);
   std::unique_ptr<ftsim::routing::Topology> topo;
@@ -330,7 +329,7 @@ void lft_export_command(const std::string& topology, const std::string& initial,
     rt::dqr::Engine engine(*topo, tables);
     const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
     if (!r.success)
-      throw rt::ConfigError(
+      throw ftsim::ConfigError(
           fmt::format("lft export: DQR {} could not reconfigure around {}", variant, fmt::join(faults, ", ")));
     tables = engine.tables();
     what += fmt::format(", DQR {} after {} ({} entries changed)", variant, fmt::join(faults, ", "), r.entries_changed);
@@ -340,7 +339,7 @@ void lft_export_command(const std::string& topology, const std::string& initial,
   const auto set = ftsim::tables::export_tables(nt, *topo, like);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
-  if (ec) throw rt::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
+  if (ec) throw ftsim::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
   const std::string path = (std::filesystem::path(out) / "opensm-lfts.dump").string();
   ftsim::tb::write_file_atomically(path, set.dump());
   std::cout << fmt::format("ftsim: wrote {} ({} switches, {} entries; {})\n", path, set.switches.size(), set.entries(),
@@ -563,7 +562,7 @@ int sc_main(int argc, char* argv[]) {
     if (success->parsed()) ftsim::tb::check_output_file(an_out, "--out");
     if (ftol->parsed()) {
       if (!ft_exhaustive && ft_region.empty() && ft.samples == 0)
-        throw ftsim::routing::ConfigError(
+        throw ftsim::ConfigError(
             "analyze fault-tolerance: choose one fault model: --exhaustive, --region distance1 or --samples N");
       ft.mode = ft_exhaustive        ? ftsim::tb::FaultToleranceOptions::Mode::kExhaustive
                 : !ft_region.empty() ? ftsim::tb::FaultToleranceOptions::Mode::kRegion
@@ -582,7 +581,7 @@ int sc_main(int argc, char* argv[]) {
       ftsim::tb::check_output_file(dq_out, "--out");
       const auto counts = parse_range(dq_faults, "--faults");
       if (counts.empty() || counts.front() != 1 || counts.back() < 1)
-        throw ftsim::routing::ConfigError(fmt::format("--faults '{}': a range 1..N with N >= 1", dq_faults));
+        throw ftsim::ConfigError(fmt::format("--faults '{}': a range 1..N with N >= 1", dq_faults));
       dq.max_faults = counts.back();
       dq.variants.clear();
       if (dq_variants == "all") {
@@ -612,8 +611,7 @@ int sc_main(int argc, char* argv[]) {
       auto topo = ftsim::routing::make_topology(cn_topology);
       const auto* tree = dynamic_cast<const ftsim::routing::KAryNTree*>(topo.get());
       if (tree == nullptr)
-        throw ftsim::routing::ConfigError(
-            fmt::format("--topology {}: connectivity analysis needs kary-ntree:K,N", cn_topology));
+        throw ftsim::ConfigError(fmt::format("--topology {}: connectivity analysis needs kary-ntree:K,N", cn_topology));
       const auto counts = parse_range(cn_faults, "--faults");
       const auto wall0 = std::chrono::steady_clock::now();
       ftsim::tb::Progress progress("analyze connectivity " + cn_mechanism, "fault counts", !quiet, 2.0);
@@ -655,10 +653,10 @@ int sc_main(int argc, char* argv[]) {
           if (std::find(implemented.begin(), implemented.end(), a) != implemented.end()) {
             algos.push_back(a);
           } else if (std::find(planned.begin(), planned.end(), a) != planned.end()) {
-            throw ftsim::routing::ConfigError(fmt::format("--algorithms: '{}' is not implemented yet; available: {}", a,
-                                                          fmt::join(implemented, ", ")));
+            throw ftsim::ConfigError(fmt::format("--algorithms: '{}' is not implemented yet; available: {}", a,
+                                                 fmt::join(implemented, ", ")));
           } else {
-            throw ftsim::routing::ConfigError(
+            throw ftsim::ConfigError(
                 fmt::format("--algorithms: unknown '{}'; allowed: {}, or all", a, fmt::join(implemented, ", ")));
           }
         }
@@ -668,7 +666,7 @@ int sc_main(int argc, char* argv[]) {
       std::vector<double> rates;
       if (!an_rate.empty()) {
         for (int r : parse_range(an_rate, "--fault-rate")) {
-          if (r > 100) throw ftsim::routing::ConfigError(fmt::format("--fault-rate {}: allowed 0..100", r));
+          if (r > 100) throw ftsim::ConfigError(fmt::format("--fault-rate {}: allowed 0..100", r));
           rates.push_back(r);
           counts.push_back(static_cast<int>(std::lround(r / 100.0 * topo->num_links())));
         }
@@ -737,10 +735,10 @@ int sc_main(int argc, char* argv[]) {
       std::error_code ec;
       if (vp.has_parent_path()) std::filesystem::create_directories(vp.parent_path(), ec);
       if (ec)
-        throw ftsim::routing::ConfigError(
+        throw ftsim::ConfigError(
             fmt::format("--vcd {}: cannot create the folder {}: {}", vcd, vp.parent_path().string(), ec.message()));
       if (std::filesystem::is_directory(vp) || !std::ofstream(vcd, std::ios::app))
-        throw ftsim::routing::ConfigError(fmt::format("--vcd {}: cannot write this file", vcd));
+        throw ftsim::ConfigError(fmt::format("--vcd {}: cannot write this file", vcd));
     }
     ftsim::tb::RunOptions ro;
     ro.out_dir = out_dir;
@@ -752,10 +750,10 @@ int sc_main(int argc, char* argv[]) {
     ro.experiment_name = experiment;
     ro.command_line = command_line;
     if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
-      throw ftsim::routing::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
+      throw ftsim::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
     const std::int64_t last_cycle = cfg.sim.warmup_cycles + cfg.sim.measure_cycles + cfg.sim.max_drain_cycles;
     if (!vcd.empty() && trace_from >= last_cycle)
-      throw ftsim::routing::ConfigError(
+      throw ftsim::ConfigError(
           fmt::format("--trace-from {} is beyond the run: it ends by cycle {} (warm-up + measurement + at most "
                       "sim.max_drain_cycles of drain)",
                       trace_from, last_cycle));
@@ -786,7 +784,7 @@ int sc_main(int argc, char* argv[]) {
     std::cerr.flush();
     std::fflush(nullptr);
     std::_Exit(res.exit_code);
-  } catch (const ftsim::routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     std::cerr << "ftsim: error: " << e.what() << "\n";
     return 2;
   } catch (const YAML::Exception& e) {

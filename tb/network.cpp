@@ -18,7 +18,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 using routing::PortPeer;
 
 std::string sc_name_of(const std::string& label) {

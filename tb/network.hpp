@@ -37,7 +37,7 @@ struct NetworkOptions {
 
 /// Elaborates the network described by an experiment under the module name
 /// given (use "net" so that waves read net.router_1_2.input_east.vc1).
-/// Throws routing::ConfigError for an unknown topology or routing, too few VCs
+/// Throws ftsim::ConfigError for an unknown topology or routing, too few VCs
 /// for the routing, bubble flow control without VCT or with queues shorter
 /// than two packets.
 class Network : public sc_core::sc_module {
@@ -142,7 +142,7 @@ class Network : public sc_core::sc_module {
 /// on meshes and tori, regions, separated by ';' or blanks. A region gives
 /// each coordinate as N or A..B (inclusive), e.g. "2..4,2..4" or "0..7,3";
 /// "all" selects every router. Returns one flag per router. Throws
-/// routing::ConfigError naming the token and the topology's ranges.
+/// ftsim::ConfigError naming the token and the topology's ranges.
 std::vector<char> parse_router_selection(const routing::Topology& topo, const std::string& spec);
 
 /// Sanitises a label into an SystemC name: "1,2" -> "1_2", "<01,2>" -> "01_2".

@@ -14,7 +14,7 @@
 namespace ftsim::tb {
 
 namespace fs = std::filesystem;
-using routing::ConfigError;
+using ftsim::ConfigError;
 
 namespace {
 /// Creates and removes a probe file in `dir`; false with the reason when the

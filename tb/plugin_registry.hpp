@@ -39,7 +39,7 @@ using DestinationFunction =
     std::function<routing::NodeId(routing::NodeId src, const routing::Topology& topo, std::mt19937_64& rng)>;
 
 /// Registers a traffic pattern under `name` (then `traffic.pattern: name`).
-/// Throws routing::ConfigError for an empty name, a name already taken (a
+/// Throws ftsim::ConfigError for an empty name, a name already taken (a
 /// built-in pattern or an earlier registration), or an empty function.
 void register_traffic_pattern(const std::string& name, const std::string& description, DestinationFunction fn);
 
@@ -54,7 +54,7 @@ using FaultModelFunction =
     std::function<std::vector<ResolvedFault>(const routing::Topology& topo, const FaultsSpec& spec)>;
 
 /// Registers a fault model under `name` (then `faults.model: name`). Throws
-/// routing::ConfigError for an empty name, a name already taken (links,
+/// ftsim::ConfigError for an empty name, a name already taken (links,
 /// bgl-planes or an earlier registration), or an empty function.
 void register_fault_model(const std::string& name, const std::string& description, FaultModelFunction fn);
 

@@ -30,7 +30,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 namespace fs = std::filesystem;
 
 namespace {

@@ -30,7 +30,7 @@ struct SweepPoint {
 /// traffic.load). `extra_sets` ("dotted.key=value", from `sweep --set`) are
 /// applied to every point after `set`; a grid axis cannot be among them.
 /// *name (when given) receives the sweep's `name`, else the file's stem.
-/// Throws routing::ConfigError naming the key.
+/// Throws ftsim::ConfigError naming the key.
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x,
                                      const std::vector<std::string>& extra_sets = {}, std::string* name = nullptr);

@@ -6,7 +6,7 @@
 
 namespace ftsim::tb {
 
-using routing::ConfigError;
+using ftsim::ConfigError;
 using routing::NodeId;
 
 TrafficPattern::TrafficPattern(const routing::Topology& topo, const TrafficSpec& spec) : m_topo(topo), m_spec(spec) {

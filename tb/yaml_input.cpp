@@ -12,7 +12,7 @@
 namespace ftsim::tb {
 
 namespace fs = std::filesystem;
-using routing::ConfigError;
+using ftsim::ConfigError;
 
 std::string read_yaml_file(const std::string& path, const std::string& what) {
   std::error_code ec;

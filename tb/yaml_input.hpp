@@ -12,12 +12,12 @@ namespace ftsim::tb {
 inline constexpr std::size_t kMaxYamlBytes = 16u << 20;
 
 /// Reads the whole of `path`. `what` names the file's role in errors
-/// ("experiment file"). Throws routing::ConfigError when the path does not
+/// ("experiment file"). Throws ftsim::ConfigError when the path does not
 /// exist, is a directory or not a regular file (a device, a FIFO), cannot be
 /// read, or exceeds kMaxYamlBytes.
 std::string read_yaml_file(const std::string& path, const std::string& what);
 
-/// Parses one YAML document. Throws routing::ConfigError (with `origin`, line
+/// Parses one YAML document. Throws ftsim::ConfigError (with `origin`, line
 /// and column) when it is not valid UTF-8, when it is malformed, when a mapping has the same key twice
 /// (yaml-cpp would silently use the first while echoing the last), or when a
 /// key is not a scalar (a sequence or mapping used as a key).

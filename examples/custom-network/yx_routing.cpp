@@ -9,7 +9,7 @@ std::atomic<std::uint64_t> YxRouting::s_calls{0};
 void YxRouting::check_topology(const ftsim::routing::Topology& topo) const {
   const auto* mesh = dynamic_cast<const KAryNCube*>(&topo);
   if (mesh == nullptr || mesh->torus() || mesh->dimensions() != 2)
-    throw ftsim::routing::ConfigError("routing 'yx' needs a 2-D mesh (topology mesh:KxK)");
+    throw ftsim::ConfigError("routing 'yx' needs a 2-D mesh (topology mesh:KxK)");
 }
 
 void YxRouting::route(const ftsim::routing::RouteQuery& q, ftsim::routing::RouteSet& out) const {

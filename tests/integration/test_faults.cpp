@@ -185,7 +185,7 @@ TEST(Faults, OverlappingFaultsWithARepairAreRejected) {
   auto error = [&](const std::string& faults) {
     try {
       resolve(faults);
-    } catch (const routing::ConfigError& e) {
+    } catch (const ftsim::ConfigError& e) {
       return std::string(e.what());
     }
     return std::string("no error");

@@ -128,7 +128,7 @@ faults: [{link: "1,1:x+", at: 200}]
   try {
     tb::run_experiment(cfg, o);
     ADD_FAILURE() << "expected a ConfigError";
-  } catch (const routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("static fault model"), std::string::npos) << e.what();
   }
 }

@@ -36,7 +36,7 @@ TEST(Config, ErrorsNameKeyAndRange) {
   auto msg = [](const std::string& y, const std::vector<std::string>& s = {}) {
     try {
       tb::parse_experiment(y, s);
-    } catch (const routing::ConfigError& e) {
+    } catch (const ftsim::ConfigError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -120,9 +120,9 @@ TEST(Traffic, PermutationsByHand) {
       EXPECT_EQ(pattern(*t, "neighbor").permutation(s), c.neighbour(s, 0, true));
     }
   auto odd = routing::make_topology("mesh:3x3");
-  EXPECT_THROW(pattern(*odd, "bit-complement"), routing::ConfigError);
+  EXPECT_THROW(pattern(*odd, "bit-complement"), ftsim::ConfigError);
   auto t8 = routing::make_topology("mesh:8x4");
-  EXPECT_THROW(pattern(*t8, "transpose"), routing::ConfigError);  // 32 nodes: odd number of bits
+  EXPECT_THROW(pattern(*t8, "transpose"), ftsim::ConfigError);  // 32 nodes: odd number of bits
 }
 
 TEST(Traffic, UniformExcludesSelfAndIsUniform) {

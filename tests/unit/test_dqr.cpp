@@ -134,7 +134,7 @@ TEST(ChannelList, RandomGraphsRefuseExactlyTheTurnsThatCloseACycle) {
 
 namespace {
 
-using ftsim::routing::ConfigError;
+using ftsim::ConfigError;
 using ftsim::routing::kNone;
 using ftsim::routing::PortId;
 namespace rt = ftsim::routing;
@@ -524,7 +524,7 @@ TEST(DqrVariants, UnknownVariantNamesTheAllowedOnes) {
   try {
     ftsim::routing::dqr::variant_options("lr-whole");
     FAIL() << "no throw";
-  } catch (const rt::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("lr-whole"), std::string::npos) << m;
     EXPECT_NE(m.find("mesh-plugin"), std::string::npos) << m;
@@ -560,5 +560,5 @@ TEST(InitialTables, AdaptiveRelationHasNoTableForm) {
   const auto topo = rt::make_topology("mesh:4x4");
   auto duato = rt::make_routing("duato");
   duato->configure(*topo, 2);
-  EXPECT_THROW(rt::deterministic_tables(*duato), rt::ConfigError);
+  EXPECT_THROW(rt::deterministic_tables(*duato), ftsim::ConfigError);
 }

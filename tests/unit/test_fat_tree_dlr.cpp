@@ -10,6 +10,7 @@
 #include "routing_logic/fat_tree_dlr.hpp"
 
 namespace {
+using ftsim::ConfigError;
 
 using namespace ftsim::routing;
 using Variant = FatTreeDlrRouting::Variant;

@@ -55,7 +55,7 @@ TEST(ConfigErrors, UnknownKeyNamesItsLineAndTheLikelyKey) {
   try {
     (void)tb::parse_experiment("topology: mesh:4x4\nrouter:\n  vcs: 2\n  bufer_flits: 4\n", {}, "e.yaml");
     FAIL() << "accepted an unknown key";
-  } catch (const routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("router.bufer_flits"), std::string::npos) << m;
     EXPECT_NE(m.find("(line 4)"), std::string::npos) << m;
@@ -64,7 +64,7 @@ TEST(ConfigErrors, UnknownKeyNamesItsLineAndTheLikelyKey) {
   try {
     (void)tb::parse_experiment("topology: mesh:4x4\n", {"trafic.load=0.2"}, "e.yaml");
     FAIL() << "accepted an unknown key";
-  } catch (const routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("from --set"), std::string::npos) << m;
     EXPECT_NE(m.find("did you mean 'traffic'?"), std::string::npos) << m;
@@ -75,11 +75,11 @@ TEST(ConfigErrors, IntegersInFloatingNotationWhenExact) {
   const auto c = tb::parse_experiment("sim: {measure_cycles: 1e4, warmup_cycles: 2.0e3}\n", {});
   EXPECT_EQ(c.sim.measure_cycles, 10000);
   EXPECT_EQ(c.sim.warmup_cycles, 2000);
-  EXPECT_THROW((void)tb::parse_experiment("sim: {measure_cycles: 1.5e0}\n", {}), routing::ConfigError);
-  EXPECT_THROW((void)tb::parse_experiment("router: {vcs: 1e3}\n", {}), routing::ConfigError);  // out of 1..16
+  EXPECT_THROW((void)tb::parse_experiment("sim: {measure_cycles: 1.5e0}\n", {}), ftsim::ConfigError);
+  EXPECT_THROW((void)tb::parse_experiment("router: {vcs: 1e3}\n", {}), ftsim::ConfigError);  // out of 1..16
   try {
     (void)tb::parse_experiment("router: {vcs: 2.5}\n", {});
-  } catch (const routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("is not an integer; allowed 1..16"), std::string::npos) << e.what();
   }
 }

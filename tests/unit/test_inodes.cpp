@@ -18,6 +18,7 @@
 #include "routing_logic/routing_relation.hpp"
 
 namespace {
+using ftsim::ConfigError;
 
 using namespace ftsim::routing;
 using namespace ftsim::routing::inodes;

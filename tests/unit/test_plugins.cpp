@@ -26,7 +26,7 @@ class PluginDor : public routing::DorRouting {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const routing::ConfigError& e) {
+  } catch (const ftsim::ConfigError& e) {
     return e.what();
   }
   return "(no error)";

@@ -11,6 +11,7 @@
 using namespace ftsim::routing;
 
 namespace {
+using ftsim::ConfigError;
 int count_switch_links(const Topology& t) {
   int n = 0;
   for (const auto& l : t.links()) n += l.b_is_node ? 0 : 1;

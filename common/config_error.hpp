@@ -1,0 +1,15 @@
+// The error every layer throws for bad input. Pure C++, no SystemC.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace ftsim {
+
+/// Configuration or elaboration error. The message names the field, the value
+/// and the allowed range; the ftsim command turns it into exit code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(const std::string& what) : std::runtime_error(what) {}
+};
+
+}  // namespace ftsim
