@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "routing_logic/kary_ncube.hpp"
+
 namespace ftsim::routing {
 
 int ChannelDependencyGraph::num_edges() const {
@@ -164,6 +166,41 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
     }
   }
   return g;
+}
+
+}  // namespace ftsim::routing
+
+namespace ftsim::routing {
+
+DeadlockCheck check_deadlock_claim(const RoutingRelation& relation, const FaultSet& faults, bool vct) {
+  DeadlockCheck out;
+  out.claim = relation.deadlock_claim();
+  if (out.claim.kind == DeadlockClaim::Kind::kNone)
+    throw ConfigError(fmt::format(
+        "sim.check_deadlock_freedom: routing '{}' makes no deadlock-freedom claim the channel dependency graph can "
+        "check (relations with one: dor, dor-dateline, duato, updown, mikant-shortest)",
+        relation.name()));
+  CdgOptions opt;
+  opt.escape_extended = out.claim.kind == DeadlockClaim::Kind::kAcyclicEscapeCdg;
+  opt.vct = vct;
+  const auto* cube = dynamic_cast<const KAryNCube*>(&relation.topology());
+  if (out.claim.bubble_rings) {
+    if (cube == nullptr)
+      throw ConfigError(fmt::format("routing '{}': bubble rings claimed on a topology without rings ({})",
+                                    relation.name(), relation.topology().spec()));
+    // A dependency between two consecutive channels of one ring (same port,
+    // next router along it) is covered by bubble flow control.
+    opt.keep_edge = [cube](const ChannelRef& a, const ChannelRef& b) {
+      return !(a.port == b.port &&
+               cube->neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
+    };
+  }
+  const ChannelDependencyGraph g = build_cdg(relation, faults, opt);
+  out.channels = g.num_channels();
+  out.edges = g.num_edges();
+  for (int c : g.find_cycle()) out.cycle.push_back(describe_channel(relation.topology(), g.channel(c)));
+  out.acyclic = out.cycle.empty();
+  return out;
 }
 
 }  // namespace ftsim::routing

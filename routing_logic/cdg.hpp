@@ -71,6 +71,22 @@ class ChannelDependencyGraph {
 ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet& faults,
                                  const CdgOptions& options = {});
 
+/// Result of checking a relation's DeadlockClaim.
+struct DeadlockCheck {
+  DeadlockClaim claim;
+  int channels = 0;
+  int edges = 0;
+  bool acyclic = false;
+  /// The cycle found, as describe_channel() strings (empty when acyclic).
+  std::vector<std::string> cycle;
+};
+
+/// Builds the CDG the relation's DeadlockClaim names, under `faults` (vct:
+/// the router uses virtual cut-through, which Duato's extended CDG needs to
+/// know). Throws ConfigError when the relation claims nothing checkable.
+/// Cost as build_cdg.
+DeadlockCheck check_deadlock_claim(const RoutingRelation& relation, const FaultSet& faults, bool vct);
+
 /// Human-readable channel: "router 1,2 port east vc 0".
 std::string describe_channel(const Topology& topo, const ChannelRef& c);
 

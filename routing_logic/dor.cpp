@@ -44,6 +44,25 @@ bool DorRouting::needs_bubble() const {
   return m_mode == Mode::kBubble && m_cube != nullptr && m_cube->torus();
 }
 
+DeadlockClaim DorRouting::deadlock_claim() const {
+  DeadlockClaim c;
+  switch (m_mode) {
+    case Mode::kBubble:
+      c.kind = DeadlockClaim::Kind::kAcyclicCdg;
+      c.bubble_rings = needs_bubble();
+      c.basis = c.bubble_rings ? "dimension order; bubble flow control breaks the ring cycles (Puente et al.)"
+                               : "dimension order on a mesh (Dally and Seitz)";
+      break;
+    case Mode::kDateline:
+      c.kind = DeadlockClaim::Kind::kAcyclicCdg;
+      c.basis = "dimension order with dateline VC classes (Dally and Seitz)";
+      break;
+    case Mode::kUnprotected:
+      break;  // claims nothing: the ring cycles stay on purpose
+  }
+  return c;
+}
+
 PortId DorRouting::next_port(RouterId r, NodeId dst) const {
   for (int d = 0; d < m_cube->dimensions(); ++d) {
     const int dir = dor_direction(*m_cube, r, dst, d);

@@ -27,6 +27,7 @@ class DorRouting : public RoutingRelation {
   }
   int min_vcs() const override { return m_mode == Mode::kDateline ? 2 : 1; }
   bool needs_bubble() const override;
+  DeadlockClaim deadlock_claim() const override;
   void route(const RouteQuery& q, RouteSet& out) const override;
 
   /// DOR output port for a packet at router r heading to node dst, or the

@@ -18,6 +18,12 @@ class DuatoRouting : public RoutingRelation {
   int min_vcs() const override { return 2; }
   bool needs_bubble() const override { return m_escape.needs_bubble(); }
   VcClass vc_class(VcId vc) const override { return vc == 0 ? VcClass::kEscape : VcClass::kAdaptive; }
+  /// Duato's theorem: the escape sub-relation (DOR on VC 0, bubble on tori)
+  /// has an acyclic extended CDG.
+  DeadlockClaim deadlock_claim() const override {
+    return {DeadlockClaim::Kind::kAcyclicEscapeCdg, m_escape.needs_bubble(),
+            "Duato's theorem: escape VC 0 under dimension order"};
+  }
   void route(const RouteQuery& q, RouteSet& out) const override;
 
  protected:

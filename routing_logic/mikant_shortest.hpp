@@ -13,6 +13,9 @@ class MikantShortestRouting : public RoutingRelation {
  public:
   std::string name() const override { return "mikant-shortest"; }
   void route(const RouteQuery& q, RouteSet& out) const override;
+  DeadlockClaim deadlock_claim() const override {
+    return {DeadlockClaim::Kind::kAcyclicCdg, false, "MiKANT Algorithm 1: no detours, acyclic CDG"};
+  }
   /// The Algorithm 1 port at switch w for destination node t.
   PortId next_port(RouterId w, NodeId t) const;
 

@@ -123,6 +123,24 @@ struct RouteQuery {
   RouterView view;
 };
 
+/// What a relation claims about deadlock freedom, in a form the channel
+/// dependency graph (routing_logic/cdg.hpp) can check: `sim.check_deadlock_
+/// freedom: true` builds the CDG this claim names at elaboration and refuses
+/// the run when it has a cycle.
+struct DeadlockClaim {
+  enum class Kind : std::uint8_t {
+    kNone,             ///< no claim the CDG can check (the check refuses to run)
+    kAcyclicCdg,       ///< the whole relation's CDG is acyclic (Dally and Seitz)
+    kAcyclicEscapeCdg  ///< Duato's extended CDG of the escape channels is acyclic
+  };
+  Kind kind = Kind::kNone;
+  /// Bubble flow control on torus rings: dependencies between two channels of
+  /// one ring are exempt (a packet entering a ring needs room for two).
+  bool bubble_rings = false;
+  /// The argument, for messages and stats.json.
+  const char* basis = "";
+};
+
 /// VC class of a VC as seen by a relation.
 enum class VcClass : std::uint8_t { kAdaptive, kEscape };
 
@@ -163,6 +181,9 @@ class RoutingRelation {
   virtual int header_overhead_flits(NodeId /*src*/, NodeId /*dst*/, int /*flit_bytes*/) const { return 0; }
   /// Largest header_overhead_flits over all pairs (for buffer checks).
   virtual int max_header_overhead_flits(int /*flit_bytes*/) const { return 0; }
+  /// The deadlock-freedom claim `sim.check_deadlock_freedom` checks (after
+  /// configure()). Default: none.
+  virtual DeadlockClaim deadlock_claim() const { return {}; }
   /// Figures for stats.json ("routing" object): name -> number.
   virtual std::vector<std::pair<std::string, double>> report() const { return {}; }
 

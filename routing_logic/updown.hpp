@@ -17,6 +17,9 @@ class UpDownRouting : public RoutingRelation {
  public:
   std::string name() const override { return "updown"; }
   void route(const RouteQuery& q, RouteSet& out) const override;
+  DeadlockClaim deadlock_claim() const override {
+    return {DeadlockClaim::Kind::kAcyclicCdg, false, "up*/down*: no down-to-up turn"};
+  }
   /// Downward port at switch r towards node dst, or kNone when r is not an
   /// ancestor of dst.
   PortId down_port(RouterId r, NodeId dst) const;

@@ -296,7 +296,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   if (const YAML::Node s = root["sim"]) {
     check_map(c, s, "sim",
               {"warmup_cycles", "measure_cycles", "max_drain_cycles", "seed", "window_cycles", "watchdog_cycles",
-               "deadlock_is_outcome", "period_ns"});
+               "deadlock_is_outcome", "period_ns", "check_deadlock_freedom"});
     auto& m = cfg.sim;
     constexpr std::int64_t kMax = std::int64_t{1} << 40;
     if (s["warmup_cycles"])
@@ -310,6 +310,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
       m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
     if (s["watchdog_cycles"])
       m.watchdog_cycles = get_num<std::int64_t>(c, s["watchdog_cycles"], "sim.watchdog_cycles", 10, kMax);
+    if (s["check_deadlock_freedom"])
+      m.check_deadlock_freedom = get_bool(c, s["check_deadlock_freedom"], "sim.check_deadlock_freedom");
     if (s["deadlock_is_outcome"])
       m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
     if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
@@ -557,6 +559,7 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
               {"window_cycles", m.window_cycles},
               {"watchdog_cycles", m.watchdog_cycles},
               {"deadlock_is_outcome", m.deadlock_is_outcome},
+              {"check_deadlock_freedom", m.check_deadlock_freedom},
               {"period_ns", m.period_ns}};
   nlohmann::json schedule = nlohmann::json::array();
   for (const auto& f : cfg.faults.schedule) {

@@ -45,7 +45,10 @@ struct SimSpec {
   std::int64_t window_cycles = 1000;    ///< time-series interval
   std::int64_t watchdog_cycles = 5000;  ///< deadlock watchdog W
   bool deadlock_is_outcome = false;     ///< record deadlock instead of failing
-  double period_ns = 1.0;               ///< clock period, only for VCD time stamps
+  /// Build the CDG of the relation's deadlock-freedom claim (fault set at
+  /// cycle 0) before the run and refuse a cyclic one (ConfigError).
+  bool check_deadlock_freedom = false;
+  double period_ns = 1.0;  ///< clock period, only for VCD time stamps
 };
 
 struct FaultsSpec {

@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
+#include "routing_logic/cdg.hpp"
 #include "tb/cli_text.hpp"
 #include "tb/fault_injector.hpp"
 #include "tb/network.hpp"
@@ -334,6 +336,30 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                                                                         if (f.at == 0) at0.push_back(f);
                                                                       return at0;
                                                                     }()))));
+  std::optional<routing::DeadlockCheck> deadlock_check;
+  if (cfg.sim.check_deadlock_freedom) {
+    std::vector<ResolvedFault> at0;
+    for (const auto& f : faults)
+      if (f.at == 0) at0.push_back(f);
+    const auto t0 = Clock::now();
+    if (!opts.quiet)
+      std::fprintf(stderr, "ftsim: checking the channel dependency graph of '%s' on %s...\n", cfg.routing.c_str(),
+                   net.topology().spec().c_str());
+    deadlock_check = routing::check_deadlock_claim(net.relation(), permanent_faults(at0), cfg.router.vct);
+    if (!deadlock_check->acyclic) {
+      std::string cycle;
+      for (std::size_t i = 0; i < deadlock_check->cycle.size() && i < 8; ++i)
+        cycle += (i > 0 ? " -> " : "") + deadlock_check->cycle[i];
+      if (deadlock_check->cycle.size() > 8) cycle += fmt::format(" -> ... ({} channels)", deadlock_check->cycle.size());
+      throw ftsim::ConfigError(fmt::format(
+          "sim.check_deadlock_freedom: routing '{}' claims \"{}\", but its channel dependency graph on {} with {} "
+          "fault(s) at cycle 0 has a cycle: {}",
+          cfg.routing, deadlock_check->claim.basis, net.topology().spec(), at0.size(), cycle));
+    }
+    if (!opts.quiet)
+      std::fprintf(stderr, "ftsim: acyclic (%d channels, %d dependencies) in %.1f s\n", deadlock_check->channels,
+                   deadlock_check->edges, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
   FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
   Monitor monitor("monitor", net, cfg, opts.quiet);
   if (opts.on_elaborated) opts.on_elaborated(net);
@@ -410,6 +436,14 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     for (const auto& [k, v] : net.relation().report()) rr[k] = v;
     if (!rr.empty()) j["routing_report"] = rr;
   }
+  if (deadlock_check)
+    j["deadlock_freedom"] = {
+        {"claim", deadlock_check->claim.basis},
+        {"escape_extended", deadlock_check->claim.kind == routing::DeadlockClaim::Kind::kAcyclicEscapeCdg},
+        {"bubble_rings", deadlock_check->claim.bubble_rings},
+        {"channels", deadlock_check->channels},
+        {"dependencies", deadlock_check->edges},
+        {"acyclic", deadlock_check->acyclic}};
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = bypassed.size();
   if (net.subnet_manager) {
     const auto& sm = *net.subnet_manager;

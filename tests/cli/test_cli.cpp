@@ -1028,3 +1028,23 @@ TEST(CliFirstContact, DidYouMeanForSubcommandsFlagsAndKeys) {
   r = run("list experiments --experiments-dir " + std::string(FTSIM_SOURCE_DIR) + "/experiments");
   EXPECT_NE(r.output.find("immunet-8x8-link-fault.yaml"), std::string::npos) << r.output;
 }
+
+// sim.check_deadlock_freedom: the relation's claim is checked on its CDG
+// before the run and recorded; a relation without a claim is refused.
+TEST(Cli, CheckDeadlockFreedomChecksTheClaimBeforeTheRun) {
+  const std::string out = tmpdir("deadlock_check");
+  const Result r = run("run " + kBase + kShort + " --set sim.check_deadlock_freedom=true --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(out + "/stats.json");
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_TRUE(j.contains("deadlock_freedom")) << j.dump();
+  EXPECT_TRUE(j["deadlock_freedom"]["acyclic"].get<bool>());
+  EXPECT_FALSE(j["deadlock_freedom"]["escape_extended"].get<bool>());
+  // 8x8 mesh, 5 ports, 2 VCs: 640 channel slots (router x max radix x VC).
+  EXPECT_EQ(j["deadlock_freedom"]["channels"].get<int>(), 640);
+  EXPECT_TRUE(j["config"]["sim"]["check_deadlock_freedom"].get<bool>());
+  expect_config_error(
+      kBase + kShort + " --set topology=torus:4x4 --set routing=dor-unprotected --set sim.check_deadlock_freedom=true",
+      "makes no deadlock-freedom claim");
+  fs::remove_all(out);
+}
