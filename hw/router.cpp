@@ -10,10 +10,6 @@ namespace ftsim::hw {
 
 using routing::RouteCandidate;
 
-namespace {
-constexpr int kInfiniteCredits = OutputUnit::kInfiniteCredits;
-}
-
 void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name) {
   sc_core::sc_trace(tf, f.packet, name + ".packet");
   sc_core::sc_trace(tf, f.seq, name + ".seq");
@@ -418,7 +414,7 @@ void Router::repair() {
   for (auto& op : m_out)
     for (auto& ov : op->vcs) {
       ov.allocated = false;
-      ov.credits = op->ejection ? kInfiniteCredits : m_ctx.params.buffer_flits;
+      ov.credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
     }
   for (auto* ni : m_nis) ni->repair();
   // Ports to other routers stay down until the network detects each repaired

@@ -172,6 +172,11 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
 
 namespace ftsim::routing {
 
+bool same_ring(const KAryNCube& cube, const ChannelRef& a, const ChannelRef& b) {
+  return a.port == b.port &&
+         cube.neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router;
+}
+
 DeadlockCheck check_deadlock_claim(const RoutingRelation& relation, const FaultSet& faults, bool vct) {
   DeadlockCheck out;
   out.claim = relation.deadlock_claim();
@@ -190,10 +195,7 @@ DeadlockCheck check_deadlock_claim(const RoutingRelation& relation, const FaultS
                                     relation.name(), relation.topology().spec()));
     // A dependency between two consecutive channels of one ring (same port,
     // next router along it) is covered by bubble flow control.
-    opt.keep_edge = [cube](const ChannelRef& a, const ChannelRef& b) {
-      return !(a.port == b.port &&
-               cube->neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
-    };
+    opt.keep_edge = [cube](const ChannelRef& a, const ChannelRef& b) { return !same_ring(*cube, a, b); };
   }
   const ChannelDependencyGraph g = build_cdg(relation, faults, opt);
   out.channels = g.num_channels();

@@ -71,6 +71,12 @@ class ChannelDependencyGraph {
 ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet& faults,
                                  const CdgOptions& options = {});
 
+class KAryNCube;
+/// True for a dependency between two consecutive channels of one torus ring
+/// (same port, b's router is a's neighbour along it): the dependencies that
+/// bubble flow control covers. Use as `!same_ring(...)` in keep_edge.
+bool same_ring(const KAryNCube& cube, const ChannelRef& a, const ChannelRef& b);
+
 /// Result of checking a relation's DeadlockClaim.
 struct DeadlockCheck {
   DeadlockClaim claim;

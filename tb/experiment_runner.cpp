@@ -330,22 +330,18 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     for (routing::NodeId n : bypassed) comp[static_cast<std::size_t>(n)] = -1;
     return comp;
   };
-  net.set_traffic_components(with_bypassed(routing::node_components(net.topology(), permanent_faults([&] {
-                                                                      std::vector<ResolvedFault> at0;
-                                                                      for (const auto& f : faults)
-                                                                        if (f.at == 0) at0.push_back(f);
-                                                                      return at0;
-                                                                    }()))));
+  std::vector<ResolvedFault> at0;  // faults present from cycle 0
+  for (const auto& f : faults)
+    if (f.at == 0) at0.push_back(f);
+  const routing::FaultSet faults_at0 = permanent_faults(at0);
+  net.set_traffic_components(with_bypassed(routing::node_components(net.topology(), faults_at0)));
   std::optional<routing::DeadlockCheck> deadlock_check;
   if (cfg.sim.check_deadlock_freedom) {
-    std::vector<ResolvedFault> at0;
-    for (const auto& f : faults)
-      if (f.at == 0) at0.push_back(f);
     const auto t0 = Clock::now();
     if (!opts.quiet)
       std::fprintf(stderr, "ftsim: checking the channel dependency graph of '%s' on %s...\n", cfg.routing.c_str(),
                    net.topology().spec().c_str());
-    deadlock_check = routing::check_deadlock_claim(net.relation(), permanent_faults(at0), cfg.router.vct);
+    deadlock_check = routing::check_deadlock_claim(net.relation(), faults_at0, cfg.router.vct);
     if (!deadlock_check->acyclic) {
       std::string cycle;
       for (std::size_t i = 0; i < deadlock_check->cycle.size() && i < 8; ++i)

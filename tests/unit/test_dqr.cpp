@@ -18,8 +18,10 @@
 #include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/lft_routing.hpp"
 #include "tables/lft.hpp"
+#include "tests/support/acyclic.hpp"
 
 using ftsim::routing::dqr::ChannelList;
+using ftsim::test::acyclic_deps;
 
 namespace {
 
@@ -293,32 +295,6 @@ TEST(OpenSmLft, OpenSmRerouteAroundAFaultHasACyclicCdg) {
 }
 
 // --- Reconfiguration (section IV-B) ------------------------------------------
-
-namespace {
-
-// Independent acyclicity check (Kahn) of a dependency set.
-bool acyclic_deps(int n, const std::vector<std::pair<int, int>>& deps) {
-  std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
-  std::vector<int> indeg(static_cast<std::size_t>(n), 0);
-  for (const auto& [u, v] : deps) {
-    succ[static_cast<std::size_t>(u)].push_back(v);
-    ++indeg[static_cast<std::size_t>(v)];
-  }
-  std::vector<int> ready;
-  for (int v = 0; v < n; ++v)
-    if (indeg[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
-  int seen = 0;
-  while (!ready.empty()) {
-    const int v = ready.back();
-    ready.pop_back();
-    ++seen;
-    for (int w : succ[static_cast<std::size_t>(v)])
-      if (--indeg[static_cast<std::size_t>(w)] == 0) ready.push_back(w);
-  }
-  return seen == n;
-}
-
-}  // namespace
 
 TEST(DqrReconfigure, EverySingleLinkFaultOfXyMeshes) {
   // XY routing on k x k meshes, every link failed alone. Checked for each

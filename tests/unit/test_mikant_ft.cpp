@@ -9,6 +9,7 @@
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/mikant.hpp"
 #include "routing_logic/routing_trials.hpp"
+#include "tests/support/acyclic.hpp"
 
 using namespace ftsim::routing;
 
@@ -215,24 +216,12 @@ TEST(MikantFt, ConnectivityMatchesComponents) {
   }
 }
 
-// Kahn's algorithm (repeatedly remove channels without incoming
-// dependencies): an acyclicity test independent of find_cycle()'s DFS.
+// The CDG as an edge list for the independent Kahn check.
 bool acyclic_by_kahn(const ChannelDependencyGraph& g) {
-  std::vector<int> indegree(static_cast<std::size_t>(g.num_channels()), 0);
+  std::vector<std::pair<int, int>> edges;
   for (int c = 0; c < g.num_channels(); ++c)
-    for (int s : g.successors(c)) ++indegree[static_cast<std::size_t>(s)];
-  std::vector<int> ready;
-  for (int c = 0; c < g.num_channels(); ++c)
-    if (indegree[static_cast<std::size_t>(c)] == 0) ready.push_back(c);
-  int removed = 0;
-  while (!ready.empty()) {
-    const int c = ready.back();
-    ready.pop_back();
-    ++removed;
-    for (int s : g.successors(c))
-      if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push_back(s);
-  }
-  return removed == g.num_channels();
+    for (int s : g.successors(c)) edges.emplace_back(c, s);
+  return ftsim::test::acyclic_deps(g.num_channels(), edges);
 }
 
 TEST(MikantFt, ChannelDependencyCyclesUnderRandomFaults) {

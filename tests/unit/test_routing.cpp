@@ -79,8 +79,7 @@ void expect_minimal(const RoutingRelation& rel) {
 // inside one ring (same dimension and direction, consecutive along the line)
 // are handled by bubble flow control, not by acyclicity.
 bool between_rings(const KAryNCube& t, const ChannelRef& a, const ChannelRef& b) {
-  return !(a.port == b.port &&
-           t.neighbour(a.router, KAryNCube::dim_of(a.port), KAryNCube::is_plus(a.port)) == b.router);
+  return !same_ring(t, a, b);
 }
 
 }  // namespace
