@@ -22,6 +22,7 @@
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/routing_trials.hpp"
 #include "tables/lft.hpp"
+#include "tb/cli_sweep.hpp"
 #include "tb/cli_text.hpp"
 #include "tb/dqr_analysis.hpp"
 #include "tb/experiment_runner.hpp"
@@ -353,7 +354,13 @@ int main(int argc, char* argv[]) {
 
 int sc_main(int argc, char* argv[]) {
   CLI::App app{"ftsim: cycle-level model of fault-tolerant interconnection-network routers"};
-  app.set_version_flag("--version", fmt::format("ftsim {} (commit {})", ftsim::version(), ftsim::git_commit()));
+#ifdef FTSIM_HAVE_MPI
+  constexpr const char* kMpiBackend = "on";
+#else
+  constexpr const char* kMpiBackend = "off";
+#endif
+  app.set_version_flag("--version", fmt::format("ftsim {} (commit {}; MPI sweep backend {})", ftsim::version(),
+                                                ftsim::git_commit(), kMpiBackend));
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   app.require_subcommand(1);
@@ -396,6 +403,38 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("--out", sweep_out, "output directory");
   sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
   sweep->add_flag("--quiet", quiet, "no progress on stderr");
+  // Distributed backends (issue 15): MPI ranks, a Slurm job array.
+  bool sweep_mpi = false;
+  sweep->add_flag("--mpi", sweep_mpi,
+                  "MPI backend: spread the points over the ranks of `mpirun -n N ftsim sweep ...` "
+                  "(chosen automatically under mpirun)");
+  bool sweep_slurm = false;
+  bool sweep_no_submit = false;
+  ftsim::tb::SlurmOptions slurm_opts;
+  auto* slurm_opt = sweep->add_flag("--slurm", sweep_slurm,
+                                    "write DIR/slurm/sweep.sbatch (a job array running the points) and submit "
+                                    "it with sbatch when sbatch exists; merge with --collect DIR");
+  sweep->add_option("--slurm-tasks", slurm_opts.tasks, "array tasks (default: one per point, at most 1000)")
+      ->needs(slurm_opt);
+  sweep->add_option("--slurm-max-running", slurm_opts.max_running, "array tasks running at once (%M; default 64)")
+      ->needs(slurm_opt);
+  sweep
+      ->add_option("--sbatch-option", slurm_opts.sbatch_options,
+                   "an extra #SBATCH line, e.g. --sbatch-option=--partition=short (repeatable)")
+      ->needs(slurm_opt);
+  sweep->add_flag("--no-submit", sweep_no_submit, "write the job script, do not call sbatch")->needs(slurm_opt);
+  int sweep_tasks = 0;
+  int sweep_task_id = -1;
+  auto* tasks_opt = sweep->add_option("--tasks", sweep_tasks,
+                                      "array task mode: run only this task's share of the points (i, i+T, ...) "
+                                      "out of T tasks; no results.csv (see --collect)");
+  sweep->add_option("--task-id", sweep_task_id, "this task's id, 0..T-1 (default: $SLURM_ARRAY_TASK_ID)")
+      ->needs(tasks_opt);
+  std::string sweep_collect;
+  auto* collect_opt = sweep->add_option(
+      "--collect", sweep_collect, "merge the finished points of DIR into DIR/results.csv and plots (also mid-run)");
+  collect_opt->excludes(slurm_opt)->excludes(tasks_opt);
+  slurm_opt->excludes(tasks_opt);
 
   auto* analyze = app.add_subcommand("analyze", "offline analyses (no timing)");
   analyze->require_subcommand(1);
@@ -703,29 +742,10 @@ int sc_main(int argc, char* argv[]) {
       if (!quiet) std::cout << fmt::format("ftsim: wrote {} ({} rows, {:.1f} s)\n", an_out, rows.size(), secs);
       return 0;
     }
-    if (sweep->parsed()) {
-      ftsim::tb::SweepOptions so;
-      so.sweep_path = sweep_file;
-      ftsim::tb::prepare_output_dir(sweep_out, "--out");
-      so.out_dir = sweep_out;
-      so.jobs = jobs;
-      so.quiet = quiet;
-      so.resume = sweep_resume;
-      so.overrides = sets;
-      so.self_exe = std::filesystem::canonical("/proc/self/exe").string();
-      const int failed = ftsim::tb::run_sweep(so);
-      std::string written = sweep_out + "/results.csv";
-      for (const char* png :
-           {"accepted_load.png", "latency.png", "dropped.png", "recovery.png"})  // claim only the plots that exist
-        if (std::filesystem::exists(sweep_out + "/" + png)) written += ", " + sweep_out + "/" + png;
-      std::cout << fmt::format("ftsim: wrote {}\n", written);
-      if (failed < 0) return -failed;
-      if (failed > 0) {
-        std::cerr << fmt::format("ftsim sweep: {} runs exited non-zero; see their run.log\n", failed);
-        return 1;
-      }
-      return 0;
-    }
+    if (sweep->parsed())
+      return ftsim::tb::sweep_command(sweep_file, sweep_out, jobs, quiet, sweep_resume, sets,
+                                      ftsim::tb::SweepBackend{sweep_mpi, sweep_slurm, sweep_no_submit, slurm_opts,
+                                                              sweep_tasks, sweep_task_id, sweep_collect});
     const auto cfg = ftsim::tb::load_experiment(experiment, sets);
     ftsim::tb::prepare_output_dir(out_dir, "--out");
     if (!vcd.empty()) {

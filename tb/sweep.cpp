@@ -1,6 +1,7 @@
 #include "tb/sweep.hpp"
 
 #include "tb/gnuplot.hpp"
+#include "tb/sweep_mpi.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -438,10 +440,6 @@ std::string results_csv(const std::vector<SweepPoint>& points, const std::vector
   return out;
 }
 
-namespace {
-/// A point is finished when its exit_code file and a complete stats.json
-/// exist (stats.json is written atomically, and a run that was killed
-/// leaves no exit_code).
 bool point_finished(const SweepPoint& p, int* code) {
   std::ifstream ec(p.dir + "/exit_code");
   if (!(ec >> *code)) return false;
@@ -455,26 +453,88 @@ bool point_finished(const SweepPoint& p, int* code) {
     return false;
   }
 }
-}  // namespace
 
-int run_sweep(const SweepOptions& opts) {
-  std::string base;
-  std::string x_key;
-  std::string title;
-  const auto points = expand_sweep(opts.sweep_path, opts.out_dir, &base, &x_key, opts.overrides, &title);
-  fs::create_directories(opts.out_dir);
-  // One sweep per directory: a second one (or a resume while the first still
-  // runs) would start a second process on the same point.
-  const std::string lock_path = opts.out_dir + "/.sweep.lock";
+int lock_sweep_dir(const std::string& out_dir, bool shared) {
+  const std::string lock_path = out_dir + "/.sweep.lock";
   const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0) throw ConfigError(fmt::format("--out {}: cannot create the lock file {}", opts.out_dir, lock_path));
-  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+  if (lock_fd < 0) throw ConfigError(fmt::format("--out {}: cannot create the lock file {}", out_dir, lock_path));
+  if (flock(lock_fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
     ::close(lock_fd);
     throw ConfigError(
         fmt::format("--out {}: another sweep is running in this directory (it holds {}); wait for it "
                     "or stop it first",
-                    opts.out_dir, lock_path));
+                    out_dir, lock_path));
   }
+  return lock_fd;
+}
+
+bool launched_by_mpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+         std::getenv("PMIX_RANK") != nullptr;
+}
+
+namespace {
+/// Removes the outputs that mark a point finished, before it runs again.
+void clear_point(const SweepPoint& p) {
+  std::error_code ec;
+  fs::remove(p.dir + "/exit_code", ec);
+  fs::remove(p.dir + "/stats.json", ec);
+}
+}  // namespace
+
+SweepPlan plan_sweep(const SweepOptions& opts) {
+  SweepPlan plan;
+  plan.points = expand_sweep(opts.sweep_path, opts.out_dir, &plan.base, &plan.x_key, opts.overrides, &plan.title);
+  return plan;
+}
+
+int run_point(const SweepOptions& opts, const std::string& base, const SweepPoint& p) {
+  fs::create_directories(p.dir);
+  clear_point(p);
+  const pid_t pid = spawn(opts, base, p);
+  if (pid < 0) throw std::runtime_error(fmt::format("sweep point {}: fork failed", p.dir));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(fmt::format("sweep point {}: waitpid failed", p.dir));
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  write_file_atomically(p.dir + "/exit_code", fmt::format("{}\n", code));
+  return code;
+}
+
+int write_sweep_results(const std::string& out_dir, const SweepPlan& plan, const std::vector<int>& codes,
+                        const std::vector<bool>& interrupted) {
+  const auto& points = plan.points;
+  std::vector<nlohmann::json> stats(points.size());
+  int failed = 0;
+  const std::string csv_path = out_dir + "/results.csv";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::ifstream in(points[i].dir + "/stats.json");
+    if (in) {
+      try {
+        in >> stats[i];
+      } catch (const std::exception&) {
+        stats[i] = nullptr;
+      }
+    }
+    if (codes[i] > 0) ++failed;
+  }
+  std::vector<std::string> status(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    status[i] = interrupted[i] ? "interrupted" : codes[i] < 0 ? "not_run" : codes[i] == 0 ? "ok" : "failed";
+  write_file_atomically(csv_path, results_csv(points, codes, status, stats));
+  write_plots(out_dir, plan.title, csv_path, points, stats, plan.x_key);
+  return failed;
+}
+
+int run_sweep(const SweepOptions& opts) {
+  const SweepPlan plan = plan_sweep(opts);
+  const auto& points = plan.points;
+  const std::string& base = plan.base;
+  fs::create_directories(opts.out_dir);
+  // One sweep per directory: a second one (or a resume while the first still
+  // runs) would start a second process on the same point.
+  const int lock_fd = lock_sweep_dir(opts.out_dir, false);
   std::vector<pid_t> children;
   children.reserve(static_cast<std::size_t>(opts.jobs) + 1);  // no reallocation while the handler reads it
   g_children = &children;
@@ -506,9 +566,7 @@ int run_sweep(const SweepOptions& opts) {
         ++next;
         continue;
       }
-      std::error_code ec;
-      fs::remove(points[next].dir + "/exit_code", ec);
-      fs::remove(points[next].dir + "/stats.json", ec);
+      clear_point(points[next]);
       const pid_t child = spawn(opts, base, points[next]);
       running[child] = next;
       children.push_back(child);
@@ -540,36 +598,109 @@ int run_sweep(const SweepOptions& opts) {
   const int stop_signal = g_sweep_signal;
   g_children = nullptr;
   for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &old_actions[i], nullptr);
-  std::vector<nlohmann::json> stats(points.size());
-  int failed = 0;
-  const std::string csv_path = opts.out_dir + "/results.csv";
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    std::ifstream in(points[i].dir + "/stats.json");
-    if (in) {
-      try {
-        in >> stats[i];
-      } catch (const std::exception&) {
-        stats[i] = nullptr;
-      }
-    }
-    if (codes[i] > 0) ++failed;
-  }
-  std::vector<std::string> status(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i)
-    status[i] = interrupted[i] ? "interrupted" : codes[i] < 0 ? "not_run" : codes[i] == 0 ? "ok" : "failed";
-  write_file_atomically(csv_path, results_csv(points, codes, status, stats));
-  write_plots(opts.out_dir, title, csv_path, points, stats, x_key);
+  const int failed = write_sweep_results(opts.out_dir, plan, codes, interrupted);
   ::close(lock_fd);
   if (stop_signal != 0) {
     std::size_t finished = 0;
     for (int c : codes) finished += c >= 0 ? 1 : 0;
     std::fprintf(stderr,
-                 "ftsim sweep: interrupted by signal %d: %zu of %zu points finished; %s written with the rest "
-                 "marked (status interrupted or not_run); run again with --resume to finish\n",
-                 stop_signal, finished, points.size(), csv_path.c_str());
+                 "ftsim sweep: interrupted by signal %d: %zu of %zu points finished; %s/results.csv written "
+                 "with the rest marked (status interrupted or not_run); run again with --resume to finish\n",
+                 stop_signal, finished, points.size(), opts.out_dir.c_str());
     return -(128 + stop_signal);
   }
   return failed;
+}
+
+std::vector<std::size_t> task_share(std::size_t points, int task_count, int task_id) {
+  std::vector<std::size_t> share;
+  for (std::size_t i = static_cast<std::size_t>(task_id); i < points; i += static_cast<std::size_t>(task_count))
+    share.push_back(i);
+  return share;
+}
+
+int run_sweep_task(const SweepOptions& opts) {
+  if (opts.task_count < 1)
+    throw ConfigError(fmt::format("--tasks {}: give the array's task count, at least 1", opts.task_count));
+  if (opts.task_id < 0 || opts.task_id >= opts.task_count)
+    throw ConfigError(fmt::format("--task-id {}: out of range 0..{} (--tasks {})", opts.task_id, opts.task_count - 1,
+                                  opts.task_count));
+  const SweepPlan plan = plan_sweep(opts);
+  fs::create_directories(opts.out_dir);
+  const int lock_fd = lock_sweep_dir(opts.out_dir, true);
+  const auto share = task_share(plan.points.size(), opts.task_count, opts.task_id);
+  Progress progress(fmt::format("sweep task {}/{}", opts.task_id, opts.task_count), "runs", !opts.quiet, 0.0);
+  int failed = 0;
+  std::size_t done = 0;
+  for (const std::size_t i : share) {
+    int code = 0;
+    if (!(opts.resume && point_finished(plan.points[i], &code))) code = run_point(opts, plan.base, plan.points[i]);
+    failed += code != 0 ? 1 : 0;
+    progress.update(++done, share.size(), fmt::format("{} exit {}", plan.points[i].dir, code));
+  }
+  ::close(lock_fd);
+  return failed;
+}
+
+CollectResult collect_sweep(const SweepOptions& opts) {
+  const SweepPlan plan = plan_sweep(opts);
+  if (!fs::is_directory(opts.out_dir))
+    throw ConfigError(fmt::format("--collect {}: no such directory (the sweep's --out)", opts.out_dir));
+  CollectResult r;
+  r.points = plan.points.size();
+  std::vector<int> codes(plan.points.size(), -1);
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    int code = 0;
+    if (point_finished(plan.points[i], &code)) {
+      codes[i] = code;
+      ++r.finished;
+    }
+  }
+  r.failed = write_sweep_results(opts.out_dir, plan, codes, std::vector<bool>(plan.points.size(), false));
+  return r;
+}
+
+namespace {
+/// A word for a POSIX shell, single-quoted.
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+}  // namespace
+
+SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slurm) {
+  const SweepPlan plan = plan_sweep(opts);
+  const int n_points = static_cast<int>(plan.points.size());
+  if (slurm.tasks < 0 || slurm.tasks > kMaxSlurmTasks)
+    throw ConfigError(fmt::format("--slurm-tasks {}: out of range 1..{} (0: one task per point, at most {})",
+                                  slurm.tasks, kMaxSlurmTasks, kMaxSlurmTasks));
+  if (slurm.max_running < 1) throw ConfigError(fmt::format("--slurm-max-running {}: at least 1", slurm.max_running));
+  SlurmScript s;
+  s.tasks = slurm.tasks == 0 ? std::min(n_points, kMaxSlurmTasks) : std::min(slurm.tasks, n_points);
+  fs::create_directories(opts.out_dir + "/slurm");
+  const std::string out = fs::absolute(opts.out_dir).lexically_normal().string();
+  const std::string sweep = fs::absolute(opts.sweep_path).lexically_normal().string();
+  std::string cmd = fmt::format("{} sweep {} --out {} --tasks {} --resume --quiet", shell_quote(opts.self_exe),
+                                shell_quote(sweep), shell_quote(out), s.tasks);
+  for (const auto& o : opts.overrides) cmd += " --set " + shell_quote(o);
+  std::string text = "#!/bin/bash\n";
+  text += fmt::format("# ftsim sweep '{}': {} points in {} array tasks (task i runs points i, i+{}, ...).\n",
+                      plan.title, n_points, s.tasks, s.tasks);
+  text += fmt::format("# Submit: sbatch {}/slurm/sweep.sbatch\n", out);
+  text += fmt::format("# Merge (also while it runs): ftsim sweep {} --collect {}\n", sweep, out);
+  text += fmt::format("#SBATCH --job-name={}\n", "ftsim-" + plan.title);
+  text += fmt::format("#SBATCH --array=0-{}%{}\n", s.tasks - 1, slurm.max_running);
+  text += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
+  text += fmt::format("#SBATCH --output={}/slurm/task-%a.log\n", out);
+  for (const auto& o : slurm.sbatch_options) text += "#SBATCH " + o + "\n";
+  text += "set -e\n";
+  text += "exec " + cmd + "\n";
+  s.path = out + "/slurm/sweep.sbatch";
+  write_file_atomically(s.path, text);
+  fs::permissions(s.path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  s.points = n_points;
+  return s;
 }
 
 }  // namespace ftsim::tb

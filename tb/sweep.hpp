@@ -1,4 +1,6 @@
-// ftsim sweep: a grid of independent runs on a local worker pool.
+// ftsim sweep: a grid of independent runs, each point one `ftsim run`
+// process, on a local worker pool, on MPI ranks (tb/sweep_mpi.hpp) or as a
+// Slurm job array (issue 15).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +17,10 @@ struct SweepOptions {
   std::string self_exe;  ///< the ftsim binary to run for each point
   /// `--set` assignments applied to every point, after the file's `set`.
   std::vector<std::string> overrides;
+  /// Slurm array task mode (run_sweep_task): the array's task count (>= 1)
+  /// and this task's id (0..task_count-1).
+  int task_count = 0;
+  int task_id = -1;
 };
 
 /// One grid point: its overrides and its run directory.
@@ -50,5 +56,76 @@ std::string results_csv(const std::vector<SweepPoint>& points, const std::vector
 /// running points are stopped (they write partial outputs), and results.csv
 /// is written with the unfinished points marked; --resume finishes them.
 int run_sweep(const SweepOptions& opts);
+
+/// An expanded sweep: its points, base experiment, x key and title.
+struct SweepPlan {
+  std::vector<SweepPoint> points;
+  std::string base;
+  std::string x_key;
+  std::string title;
+};
+SweepPlan plan_sweep(const SweepOptions& opts);
+
+/// True when the point's run finished: its exit_code file and a complete
+/// stats.json exist (stats.json is written atomically; a killed run leaves
+/// no exit_code). *code receives the exit code.
+bool point_finished(const SweepPoint& p, int* code);
+
+/// Takes DIR/.sweep.lock: exclusive for a local or MPI sweep (one per
+/// directory), shared for Slurm array tasks (they run disjoint points side by
+/// side). Returns the descriptor (close it to release). Throws ConfigError
+/// when another sweep holds it.
+int lock_sweep_dir(const std::string& out_dir, bool shared);
+
+/// Runs one point as `ftsim run` in a child process and waits for it; writes
+/// the point's exit_code file. Returns the exit code (128 + signal when the
+/// run was killed).
+int run_point(const SweepOptions& opts, const std::string& base, const SweepPoint& p);
+
+/// Writes DIR/results.csv and the plots from the points' run directories.
+/// codes[i] < 0: the point did not run. Returns the number of failed points.
+int write_sweep_results(const std::string& out_dir, const SweepPlan& plan, const std::vector<int>& codes,
+                        const std::vector<bool>& interrupted);
+
+/// The points of one array task: i, i + task_count, i + 2 task_count, ...
+/// (strided, so that a cost trend along a grid axis is spread over the tasks).
+std::vector<std::size_t> task_share(std::size_t points, int task_count, int task_id);
+
+/// Slurm array task: runs this task's share of the points one after the
+/// other (a finished point is kept with --resume), under a shared lock on
+/// the directory (the other tasks run beside it). Writes no results.csv:
+/// `collect_sweep` does. Returns the number of failed points. Throws
+/// ConfigError for a task id outside 0..task_count-1.
+int run_sweep_task(const SweepOptions& opts);
+
+struct CollectResult {
+  std::size_t points = 0;    ///< points in the grid
+  std::size_t finished = 0;  ///< points with exit_code and a complete stats.json
+  int failed = 0;            ///< finished with a non-zero exit code
+};
+/// `ftsim sweep FILE --collect DIR`: merges the finished points of DIR into
+/// results.csv and the plots; unfinished points are `not_run` (so a partial
+/// array can be collected while it runs). Throws ConfigError when DIR is not
+/// a directory.
+CollectResult collect_sweep(const SweepOptions& opts);
+
+/// Largest array a job script asks for (Slurm's default MaxArraySize is 1001).
+constexpr int kMaxSlurmTasks = 1000;
+struct SlurmOptions {
+  int tasks = 0;                            ///< array tasks; 0: one per point, at most kMaxSlurmTasks
+  int max_running = 64;                     ///< `%M`: tasks running at once
+  std::vector<std::string> sbatch_options;  ///< extra `#SBATCH` lines ("--partition=short")
+};
+struct SlurmScript {
+  std::string path;  ///< DIR/slurm/sweep.sbatch (absolute)
+  int tasks = 0;
+  int points = 0;
+};
+/// Writes DIR/slurm/sweep.sbatch: a job array `--array=0-(T-1)%M`, each task
+/// running `ftsim sweep FILE --out DIR --tasks T --resume` (its task id from
+/// SLURM_ARRAY_TASK_ID), logs in DIR/slurm/task-<id>.log. Paths in the
+/// script are absolute. Throws ConfigError for --slurm-tasks outside
+/// 0..kMaxSlurmTasks or --slurm-max-running < 1.
+SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slurm);
 
 }  // namespace ftsim::tb

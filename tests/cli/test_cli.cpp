@@ -1048,3 +1048,61 @@ TEST(Cli, CheckDeadlockFreedomChecksTheClaimBeforeTheRun) {
       "makes no deadlock-freedom claim");
   fs::remove_all(out);
 }
+
+// Issue 15: the distributed backends' input errors end with exit 2 and name
+// the flag and its range (the backends' results are checked bit for bit by
+// scripts/check_distributed_sweep.sh and check_slurm_sweep.sh).
+TEST(CliDistributedSweep, BadBackendFlagsNameTheFlagAndRange) {
+  const auto d = tmpdir("distsweep");
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\n"
+                                           "grid:\n  traffic.load: [0.05, 0.1, 0.2]\n");
+  struct Case {
+    std::string args;
+    std::string must_mention;
+  };
+  const Case cases[] = {
+      {"--out " + d + "/a --tasks 3 --task-id 3", "--task-id 3: out of range 0..2 (--tasks 3)"},
+      {"--out " + d + "/a --tasks 0 --task-id 0", "--tasks 0: give the array's task count, at least 1"},
+      {"--out " + d + "/a --tasks 3", "SLURM_ARRAY_TASK_ID unset"},
+      {"--collect " + d + "/missing", "--collect " + d + "/missing: no such directory"},
+      {"--out " + d + "/b --slurm --no-submit --slurm-tasks 1001", "--slurm-tasks 1001: out of range 1..1000"},
+      {"--out " + d + "/b --slurm --no-submit --slurm-max-running 0", "--slurm-max-running 0: at least 1"},
+  };
+  for (const auto& c : cases) {
+    const Result r =
+        shell("env -u SLURM_ARRAY_TASK_ID " + std::string(FTSIM_BINARY) + " sweep " + sweep + " " + c.args + " 2>&1");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.must_mention), std::string::npos) << c.args << "\n" << r.output;
+  }
+  // SLURM_ARRAY_TASK_ID that is not a number.
+  const Result bad = shell("SLURM_ARRAY_TASK_ID=x " + std::string(FTSIM_BINARY) + " sweep " + sweep + " --out " + d +
+                           "/c --tasks 2 2>&1");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("SLURM_ARRAY_TASK_ID 'x'"), std::string::npos) << bad.output;
+}
+
+TEST(CliDistributedSweep, ArrayTasksSplitThePointsStridedAndCollectMarksTheRest) {
+  // 3 points in 2 tasks: task 1 runs point 1 only (points 0 and 2 are task
+  // 0's), so a collect after task 1 has 1 of 3 finished.
+  const auto d = tmpdir("tasksplit");
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\n"
+                                           "grid:\n  traffic.load: [0.05, 0.1, 0.2]\n");
+  Result r = run("sweep " + sweep + " --quiet --out " + d + "/o --tasks 2 --task-id 1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(d + "/o/run_0000/stats.json"));
+  EXPECT_TRUE(fs::exists(d + "/o/run_0001/stats.json"));
+  EXPECT_FALSE(fs::exists(d + "/o/run_0002/stats.json"));
+  EXPECT_FALSE(fs::exists(d + "/o/results.csv"));  // a task writes no results.csv
+  r = run("sweep " + sweep + " --collect " + d + "/o");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("collected 1 of 3 points (0 failed, 2 not finished)"), std::string::npos) << r.output;
+  std::ifstream csv(d + "/o/results.csv");
+  std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
+  std::size_t not_run = 0;
+  for (std::size_t p = text.find(",not_run,"); p != std::string::npos; p = text.find(",not_run,", p + 1)) ++not_run;
+  EXPECT_EQ(not_run, 2U) << text;
+}
