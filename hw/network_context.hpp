@@ -80,6 +80,24 @@ enum class SwitchAllocatorKind : std::uint8_t {
   kIslip,
 };
 
+/// Selection function (config key `router.selection`): which of the routing
+/// relation's candidate outputs a packet asks the VC allocator for, among
+/// those whose output VC can take it, lowest `priority` first. The fat-tree
+/// paper (section VII, Definition 2) leaves it open ("may depend on ...
+/// queue length").
+enum class SelectionKind : std::uint8_t {
+  /// The output VC with the most credits; ties go to the relation's first
+  /// candidate.
+  kMaxCredits,
+  /// The most credits; ties go round robin: the scan starts at candidate
+  /// (input queue index + cycle) mod candidates.
+  kMaxCreditsRoundRobin,
+  /// The first output VC that can take the packet, credits ignored, in the
+  /// same rotating order: no input follows the others to the output that
+  /// looked emptiest in the same cycle.
+  kRoundRobin,
+};
+
 /// Router micro-architecture parameters. Latencies are in cycles, each >= 1.
 struct RouterParams {
   int vcs = 2;           ///< VCs per input port, 1..16
@@ -97,6 +115,7 @@ struct RouterParams {
   VcRealloc vc_realloc = VcRealloc::kAtomic;
   SwitchAllocatorKind switch_allocator = SwitchAllocatorKind::kSeparableInputFirst;
   int islip_iterations = 1;  ///< iSLIP request-grant-accept rounds per cycle, 1..8
+  SelectionKind selection = SelectionKind::kMaxCredits;
   /// Flits per cycle the node can inject (packets in progress at once, each
   /// on its own VC) and crossbar inputs of the node's port; 1..16.
   int injection_ports = 1;

@@ -181,6 +181,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;
+  const SelectionKind sel = ctx.params.selection;
   m_requests.clear();
   for (int p = 0; p < radix; ++p) {
     auto& queues = r.m_in[static_cast<std::size_t>(p)]->queues;
@@ -202,7 +203,16 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
       // VOQ: packets to one output port leave in arrival order.
       const std::uint64_t blocked = r.m_lanes > 1 ? r.older_waiting_ports(p, v) : 0;
       const std::uint64_t alive = r.m_route.port_alive;
-      for (const RouteCandidate& cand : iv.route) {
+      // Selection function (router.selection): max_credits scans from the
+      // first candidate; the round-robin kinds from a rotating one.
+      const int n_cand = iv.route.size;
+      const int first =
+          sel == SelectionKind::kMaxCredits || n_cand < 2
+              ? 0
+              : static_cast<int>((static_cast<std::uint64_t>(p * nq + v) + c) % static_cast<std::uint64_t>(n_cand));
+      for (int ci = 0; ci < n_cand; ++ci) {
+        const int idx = first + ci < n_cand ? first + ci : first + ci - n_cand;
+        const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(idx)];
         if (cand.priority > best_prio || (blocked >> cand.port & 1U)) continue;
         const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
         if (!op.connected || !(alive >> cand.port & 1U)) continue;
@@ -211,7 +221,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
         const int out_vcs = static_cast<int>(op.vcs.size());
         for (int ov = 0; ov < out_vcs; ++ov) {
           if (!(mask >> ov & 1U) || !r.output_vc_free(op, ov, cand, len, from_node)) continue;
-          const int score = op.vcs[ov].credits;
+          const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
           if (cand.priority < best_prio || score > best_score) {
             best_prio = cand.priority;
             best_score = score;

@@ -191,9 +191,10 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   bool injection_set = false;
 
   if (const YAML::Node r = root["router"]) {
-    check_map(c, r, "router",
-              {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
-               "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations"});
+    check_map(
+        c, r, "router",
+        {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
+         "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations", "selection"});
     auto& p = cfg.router;
     if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
     if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
@@ -241,6 +242,8 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     choice("vc_allocator", {"separable_input_first"}, &vc_allocator, true);
     choice("switch_allocator", {"separable_input_first", "islip"}, &p.switch_allocator,
            hw::SwitchAllocatorKind::kSeparableInputFirst, hw::SwitchAllocatorKind::kIslip);
+    choice("selection", {"max_credits", "max_credits_rr", "round_robin"}, &p.selection, hw::SelectionKind::kMaxCredits,
+           hw::SelectionKind::kMaxCreditsRoundRobin, hw::SelectionKind::kRoundRobin);
     if (r["islip_iterations"])
       p.islip_iterations = get_num<int>(c, r["islip_iterations"], "router.islip_iterations", 1, 8);
     if (r["injection_ports"])
@@ -540,6 +543,9 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
       {"vc_allocator", "separable_input_first"},
       {"switch_allocator", r.switch_allocator == hw::SwitchAllocatorKind::kIslip ? "islip" : "separable_input_first"},
       {"islip_iterations", r.islip_iterations},
+      {"selection", r.selection == hw::SelectionKind::kMaxCredits             ? "max_credits"
+                    : r.selection == hw::SelectionKind::kMaxCreditsRoundRobin ? "max_credits_rr"
+                                                                              : "round_robin"},
       {"injection_ports", r.injection_ports},
       {"ejection_ports", r.ejection_ports}};
   const auto& t = cfg.traffic;

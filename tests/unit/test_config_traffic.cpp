@@ -63,6 +63,9 @@ TEST(Config, ErrorsNameKeyAndRange) {
             std::string::npos);
   EXPECT_NE(msg("router: {vc_allocator: islip}").find("router.vc_allocator' = 'islip': allowed separable_input_first"),
             std::string::npos);
+  EXPECT_NE(msg("router: {selection: greedy}")
+                .find("router.selection' = 'greedy': allowed max_credits, max_credits_rr, round_robin"),
+            std::string::npos);
   EXPECT_NE(msg("router: {islip_iterations: 9}").find("router.islip_iterations"), std::string::npos);
   EXPECT_NE(msg("router: {islip_iterations: 9}").find("1..8"), std::string::npos);
   EXPECT_NE(msg("router: {injection_ports: 0}").find("router.injection_ports"), std::string::npos);

@@ -448,5 +448,66 @@ TEST(RouterUnit, IslipSecondIterationFillsTheUnmatchedOutput) {
   EXPECT_EQ(r.span, 16u);
 }
 
+// Selection function (router.selection). A two-candidate relation: at the
+// centre router every packet not for its node may leave east or south (in
+// that order, VC 0). West sends four 3-flit packets 11 cycles apart, with
+// 16 flits of buffer behind each output: each packet's credits are all back
+// before the next head arrives, so both outputs show 16 credits to every head,
+// and consecutive heads reach VC allocation 11 cycles apart.
+class EastOrSouth : public routing::RoutingRelation {
+ public:
+  std::string name() const override { return "east-or-south"; }
+  void route(const routing::RouteQuery& q, routing::RouteSet& out) const override {
+    for (int p : {east, south}) out.add(routing::RouteCandidate{p, 1U, 0, false});
+    (void)q;
+  }
+  void check_topology(const routing::Topology&) const override {}
+  int east = -1;
+  int south = -1;
+};
+
+/// The output each of the four packets took, in packet order; *east_port
+/// receives the east port's index.
+std::vector<int> selected_ports(hw::SelectionKind kind, int* east_port) {
+  hw::RouterParams p = params(1, 16, true);
+  p.selection = kind;
+  RouterBench b(p, 3);
+  EastOrSouth rel;
+  rel.east = b.east();
+  rel.south = b.south();
+  *east_port = b.east();
+  rel.configure(*b.topo, 1);
+  b.ctx.relation = &rel;
+  for (int i = 0; i < 4; ++i) b.send(b.west(), 0, 8, 3, 1 + 11 * static_cast<std::uint64_t>(i));
+  b.run(80);
+  std::vector<std::pair<std::uint32_t, int>> heads;  // (packet, port) in packet order
+  for (int o : {b.east(), b.south()})
+    for (const auto& d : b.departed[o])
+      if (d.flit.head) heads.emplace_back(d.flit.packet, o);
+  std::sort(heads.begin(), heads.end());
+  std::vector<int> ports;
+  for (const auto& h : heads) ports.push_back(h.second);
+  return ports;
+}
+
+// max_credits: equal credits, so every packet takes the first candidate.
+TEST(RouterUnit, MaxCreditsSelectionTakesTheFirstCandidateOnTies) {
+  int east = -1;
+  const auto ports = selected_ports(hw::SelectionKind::kMaxCredits, &east);
+  EXPECT_EQ(ports, std::vector<int>(4, east));
+}
+
+// round_robin: the scan starts at candidate (queue index + cycle) mod 2, and
+// consecutive heads are 11 cycles (an odd number) apart, so the packets
+// alternate between the two outputs: 2 east, 2 south, never the same twice
+// in a row.
+TEST(RouterUnit, RoundRobinSelectionAlternatesWhenHeadsAreAnOddNumberOfCyclesApart) {
+  int east = -1;
+  const auto ports = selected_ports(hw::SelectionKind::kRoundRobin, &east);
+  ASSERT_EQ(ports.size(), 4u);
+  for (std::size_t i = 1; i < ports.size(); ++i) EXPECT_NE(ports[i], ports[i - 1]) << "packet " << i;
+  EXPECT_EQ(std::count(ports.begin(), ports.end(), east), 2);
+}
+
 }  // namespace
 }  // namespace ftsim::test
