@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "hw/network_interface.hpp"
@@ -77,6 +78,8 @@ bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, Inp
   iv.route.clear();
   ctx.relation->route(q, iv.route);
   iv.route_epoch = epoch();
+  iv.route_ports = 0;
+  for (const routing::RouteCandidate& cand : iv.route) iv.route_ports |= 1ULL << cand.port;
   return iv.route.size > 0;
 }
 
@@ -120,15 +123,18 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
     const InputVc* const queues = ip.queues.data();
     int picked = 0;
     std::uint32_t vcs_picked = 0;
-    for (int i = 0, q = m_in_rr[p]; i < nq; ++i, q = q + 1 == nq ? 0 : q + 1) {
-      if (per_vc && (vcs_picked >> (q / m_lanes) & 1U)) continue;
-      if (!ready(queues[q], out, c)) continue;
+    // Only sending queues can be ready: visit those, from the pointer on.
+    auto pick = [&](int q) {
+      if (per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
+      if (!ready(queues[q], out, c)) return false;
       const int o = queues[q].out_port;
       m_requests.push_back(Request{p, q, o});
       requested_outputs |= 1ULL << o;
-      if (++picked == ip.crossbar_inputs) break;
+      if (++picked == ip.crossbar_inputs) return true;
       vcs_picked |= 1U << (q / m_lanes);
-    }
+      return false;
+    };
+    ip.active.visit_from(m_in_rr[p], nq, pick);
   }
   if (requested_outputs == 0) return;
   // Output stage: output o grants up to `capacity` crossbar inputs, round
@@ -177,62 +183,129 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
 // ---------------------------------------------------------------------------
 // VC allocator
 
+void VcAllocator::older_ports_of_input(Router& r, int p) {
+  auto& ip = *r.m_in[static_cast<std::size_t>(p)];
+  m_older_ports.resize(static_cast<std::size_t>(r.m_nq));  // read only for waiting queues, all set below
+  for (auto& order : ip.arrival_order) {
+    // Heads of this VC in arrival order; drop those that left VC allocation
+    // (sent, discarded, or their queue reused by a later head).
+    std::uint64_t older = 0;
+    std::size_t kept = 0;
+    for (const InputUnit::Arrival& a : order) {
+      if (!ip.waiting_head(a)) continue;
+      order[kept++] = a;
+      const InputVc& o = ip.queues[static_cast<std::size_t>(a.queue)];
+      if (o.state != InputVc::State::kVcAlloc) continue;  // before route computation
+      m_older_ports[static_cast<std::size_t>(a.queue)] = older;
+      older |= o.route_ports;
+    }
+    order.resize(kept);
+  }
+}
+
+std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
+  const OutputUnit& op = *r.m_out[static_cast<std::size_t>(o)];
+  std::uint32_t free = 0;
+  if (op.connected && (r.m_route.port_alive >> o & 1U))
+    for (std::size_t ov = 0; ov < op.vcs.size() && ov < 32; ++ov)
+      if (!op.vcs[ov].allocated) free |= 1U << ov;
+  return free;
+}
+
+inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool& older_ready,
+                                 std::uint64_t& rerouted_vcs, std::uint64_t free_ports) {
+  NetworkContext& ctx = r.m_ctx;
+  const int nq = r.m_nq;
+  const int lanes = r.m_lanes;
+  const SelectionKind sel = ctx.params.selection;
+  InputVc& iv = r.m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+  if (iv.ready > c) return;
+  if (lanes > 1 && !older_ready) {
+    older_ports_of_input(r, p);
+    older_ready = true;
+  }
+  if (iv.route_epoch != r.m_route.epoch()) {
+    rerouted_vcs |= v / lanes < 64 ? 1ULL << (v / lanes) : ~0ULL;
+    if (!r.compute_route(p, v, iv.packet)) {
+      // purged by route_computation below
+      ctx.drop(iv.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
+      return;
+    }
+  }
+  const int len = ctx.packets[iv.packet].length;
+  const bool from_node = r.m_out[static_cast<std::size_t>(p)]->ejection;
+  int best_port = -1;
+  int best_vc = -1;
+  bool best_move = false;
+  int best_score = -1;
+  int best_prio = INT_MAX;
+  // VOQ: packets to one output port leave in arrival order.
+  const std::uint64_t blocked = lanes == 1 ? 0
+                                : (rerouted_vcs >> (v / lanes < 64 ? v / lanes : 63) & 1U) != 0ULL
+                                    ? r.older_waiting_ports(p, v)
+                                    : m_older_ports[static_cast<std::size_t>(v)];
+  // No candidate port with a free VC (or all of them held by older
+  // packets): no request, whatever the credits.
+  if ((iv.route_ports & free_ports & ~blocked) == 0) return;
+  // Selection function (router.selection): max_credits scans from the
+  // first candidate; the round-robin kinds from a rotating one.
+  const int n_cand = iv.route.size;
+  const int first =
+      sel == SelectionKind::kMaxCredits || n_cand < 2
+          ? 0
+          : static_cast<int>((static_cast<std::uint64_t>(p * nq + v) + c) % static_cast<std::uint64_t>(n_cand));
+  for (int ci = 0; ci < n_cand; ++ci) {
+    const int idx = first + ci < n_cand ? first + ci : first + ci - n_cand;
+    const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(idx)];
+    if (cand.priority > best_prio || (blocked >> cand.port & 1U)) continue;
+    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
+    // The node's port: one "VC" per ejection port, whatever the relation's mask.
+    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) &
+                         (lanes > 1 ? m_free_vcs[static_cast<std::size_t>(cand.port)] : unallocated_vcs(r, cand.port));
+    for (; mask != 0; mask &= mask - 1) {
+      const int ov = __builtin_ctz(mask);
+      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
+      const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
+      if (cand.priority < best_prio || score > best_score) {
+        best_prio = cand.priority;
+        best_score = score;
+        best_port = cand.port;
+        best_vc = ov;
+        best_move = cand.counts_move;
+      }
+    }
+  }
+  if (best_port >= 0) m_requests.push_back(Request{p, v, best_port, best_vc, best_move});
+}
+
 int VcAllocator::allocate(Router& r, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;
-  const SelectionKind sel = ctx.params.selection;
   m_requests.clear();
-  for (int p = 0; p < radix; ++p) {
-    auto& queues = r.m_in[static_cast<std::size_t>(p)]->queues;
-    for (int v = 0; v < nq; ++v) {
-      InputVc& iv = queues[static_cast<std::size_t>(v)];
-      if (iv.state != InputVc::State::kVcAlloc || iv.ready > c) continue;
-      if (iv.route_epoch != r.m_route.epoch() && !r.compute_route(p, v, iv.packet)) {
-        // purged by route_computation below
-        ctx.drop(iv.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
-        continue;
-      }
-      const int len = ctx.packets[iv.packet].length;
-      const bool from_node = r.m_out[static_cast<std::size_t>(p)]->ejection;
-      int best_port = -1;
-      int best_vc = -1;
-      bool best_move = false;
-      int best_score = -1;
-      int best_prio = INT_MAX;
-      // VOQ: packets to one output port leave in arrival order.
-      const std::uint64_t blocked = r.m_lanes > 1 ? r.older_waiting_ports(p, v) : 0;
-      const std::uint64_t alive = r.m_route.port_alive;
-      // Selection function (router.selection): max_credits scans from the
-      // first candidate; the round-robin kinds from a rotating one.
-      const int n_cand = iv.route.size;
-      const int first =
-          sel == SelectionKind::kMaxCredits || n_cand < 2
-              ? 0
-              : static_cast<int>((static_cast<std::uint64_t>(p * nq + v) + c) % static_cast<std::uint64_t>(n_cand));
-      for (int ci = 0; ci < n_cand; ++ci) {
-        const int idx = first + ci < n_cand ? first + ci : first + ci - n_cand;
-        const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(idx)];
-        if (cand.priority > best_prio || (blocked >> cand.port & 1U)) continue;
-        const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
-        if (!op.connected || !(alive >> cand.port & 1U)) continue;
-        // The node's port: one "VC" per ejection port, whatever the relation's mask.
-        const std::uint32_t mask = op.ejection ? r.m_ejection_vcs : cand.vc_mask;
-        const int out_vcs = static_cast<int>(op.vcs.size());
-        for (int ov = 0; ov < out_vcs; ++ov) {
-          if (!(mask >> ov & 1U) || !r.output_vc_free(op, ov, cand, len, from_node)) continue;
-          const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
-          if (cand.priority < best_prio || score > best_score) {
-            best_prio = cand.priority;
-            best_score = score;
-            best_port = cand.port;
-            best_vc = ov;
-            best_move = cand.counts_move;
-          }
-        }
-      }
-      if (best_port >= 0) m_requests.push_back(Request{p, v, best_port, best_vc, best_move});
+  const int lanes = r.m_lanes;
+  // VOQ (many waiting heads per port): all ports at once, and the ports with
+  // a free VC, to skip heads that cannot request.
+  std::uint64_t free_ports = ~0ULL;
+  if (lanes > 1) {
+    m_free_vcs.resize(static_cast<std::size_t>(radix));
+    free_ports = 0;
+    for (int o = 0; o < radix; ++o) {
+      m_free_vcs[static_cast<std::size_t>(o)] = unallocated_vcs(r, o);
+      if (m_free_vcs[static_cast<std::size_t>(o)] != 0) free_ports |= 1ULL << o;
     }
+  }
+  for (int p = 0; p < radix; ++p) {
+    const InputUnit& ip = *r.m_in[static_cast<std::size_t>(p)];
+    // VOQ: the older packets' ports of every queue of this input at once;
+    // a VC whose routes change below (new route epoch) falls back to the
+    // per-queue scan for its later queues, which sees the new routes.
+    bool older_ready = false;
+    std::uint64_t rerouted_vcs = 0;  // bit per VC (queue / lanes, the first 64)
+    ip.waiting_va.visit(0, nq, [&](int v) {
+      request(r, p, v, c, older_ready, rerouted_vcs, free_ports);
+      return false;
+    });
   }
   // Output-VC arbitration, round robin over the requesters' (port, queue)
   // index. With transit priority (alone or with the bubble) a request from
@@ -267,7 +340,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
     InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
     op.vcs[w.out_vc].allocated = true;
     rr = (w.in_port * nq + w.in_vc + 1) % n;
-    iv.state = InputVc::State::kActive;
+    r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
     if (w.counts_move) {
       auto& moves = ctx.packets[iv.packet].header.state[0];
       if (moves < 255) ++moves;
@@ -307,6 +380,7 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
     Flit f = iv.fifo.front().item;
     iv.fifo.pop();
     --iv.occupancy;
+    --ip.vc_flits[static_cast<std::size_t>(g.queue / r.m_lanes)];
     ip.return_credit(g.queue / r.m_lanes, c, prm.lat_credit);
     op.grant = g.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
@@ -337,7 +411,7 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
     }
     if (f.tail || pk.dropped) {
       op.vcs[iv.out_vc].allocated = false;
-      iv.state = InputVc::State::kIdle;
+      r.set_state(g.in_port, g.queue, InputVc::State::kIdle);
     }
   }
   return 1;
@@ -397,6 +471,11 @@ void Router::fail() {
       iv.occupancy = 0;
       iv.state = InputVc::State::kIdle;
     }
+    std::fill(ip->vc_flits.begin(), ip->vc_flits.end(), 0);
+    for (auto& order : ip->arrival_order) order.clear();
+    ip->waiting_va.clear();
+    ip->active.clear();
+    ip->route_pending.clear();
   }
   m_buffered = 0;
   m_waiting_va = 0;
@@ -454,7 +533,7 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   const std::uint64_t c = now();
   for (std::size_t i = 0; i <= len; ++i) discard_front(p, 0, c);
   if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
-  iv.state = InputVc::State::kIdle;
+  set_state(p, 0, InputVc::State::kIdle);
   *packet = head.packet;
   wake();
   return true;
@@ -543,6 +622,7 @@ void Router::discard_front(int p, int q, std::uint64_t now) {
   InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
   iv.fifo.pop();
   --iv.occupancy;
+  --ip.vc_flits[static_cast<std::size_t>(q / m_lanes)];
   --m_buffered;
   ip.return_credit(q / m_lanes, now, m_ctx.params.lat_credit);
 }
@@ -584,15 +664,17 @@ void Router::receive(std::uint64_t c) {
           if (lane == m_lanes)
             throw std::logic_error(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), f.vc, c));
           ip.rx_lane[f.vc] = lane;
-          ip.queues[q + lane].arrival = ++ip.arrivals;
+          ip.record_arrival(f.vc, q + lane);
         }
         q += ip.rx_lane[f.vc];
       }
       InputVc& iv = ip.queues[q];
-      if ((m_lanes == 1 ? static_cast<int>(iv.fifo.size()) : ip.occupancy(f.vc)) >= depth)
+      if (ip.vc_flits[f.vc] >= depth)
         throw std::logic_error(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), f.vc, c));
       iv.fifo.push(arrival, f);
+      if (iv.state == InputVc::State::kIdle) ip.route_pending.set(q);  // else set_state marks it when idle
       ++iv.occupancy;
+      ++ip.vc_flits[f.vc];
       ++m_buffered;
     }
   }
@@ -634,35 +716,50 @@ void Router::route_computation(std::uint64_t c) {
   m_seen_drop_epoch = m_ctx.drop_epoch;
   const int nq = m_nq;
   for (int p = 0; p < radix; ++p) {
-    InputVc* const queues = m_in[static_cast<std::size_t>(p)]->queues.data();
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    if (!check_drops) {
+      // Only idle queues with flits need a route: those are marked.
+      ip.route_pending.visit(0, nq, [&](int v) {
+        route_queue(p, v, c);
+        ip.route_pending.reset(v);
+        return false;
+      });
+      continue;
+    }
+    InputVc* const queues = ip.queues.data();
     for (int v = 0; v < nq; ++v) {
       InputVc& iv = queues[v];
-      if (check_drops && iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
+      if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
         if (iv.state == InputVc::State::kActive) m_out[iv.out_port]->vcs[iv.out_vc].allocated = false;
         if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
-        iv.state = InputVc::State::kIdle;
+        set_state(p, v, InputVc::State::kIdle);
       }
-      if (iv.state != InputVc::State::kIdle || iv.fifo.empty()) continue;
-      while (iv.state == InputVc::State::kIdle && !iv.fifo.empty()) {
-        const Flit f = iv.fifo.front().item;
-        if (m_ctx.packets[f.packet].dropped) {
-          discard_front(p, v, c);
-          continue;
-        }
-        if (!f.head)
-          throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
-                                             name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
-        if (!compute_route(p, v, f.packet)) {
-          m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
-          discard_front(p, v, c);
-          continue;
-        }
-        iv.state = InputVc::State::kVcAlloc;
-        ++m_waiting_va;
-        iv.packet = f.packet;
-        iv.ready = c + m_ctx.params.lat_rc;
-      }
+      route_queue(p, v, c);
     }
+    ip.route_pending.clear();  // no idle queue with flits is left
+  }
+}
+
+void Router::route_queue(int p, int v, std::uint64_t c) {
+  InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+  while (iv.state == InputVc::State::kIdle && !iv.fifo.empty()) {
+    const Flit f = iv.fifo.front().item;
+    if (m_ctx.packets[f.packet].dropped) {
+      discard_front(p, v, c);
+      continue;
+    }
+    if (!f.head)
+      throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
+                                         name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
+    if (!compute_route(p, v, f.packet)) {
+      m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
+      discard_front(p, v, c);
+      continue;
+    }
+    set_state(p, v, InputVc::State::kVcAlloc);
+    ++m_waiting_va;
+    iv.packet = f.packet;
+    iv.ready = c + m_ctx.params.lat_rc;
   }
 }
 

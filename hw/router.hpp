@@ -134,6 +134,23 @@ class Router : public sc_core::sc_module {
   /// from_node: the request comes from the node's input port (injection).
   bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
   void discard_front(int p, int q, std::uint64_t now);
+  /// Moves queue q of port p to state s, keeping the port's QueueBits.
+  void set_state(int p, int q, InputVc::State s) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+    iv.state = s;
+    if (s == InputVc::State::kVcAlloc)
+      ip.waiting_va.set(q);
+    else
+      ip.waiting_va.reset(q);
+    if (s == InputVc::State::kActive)
+      ip.active.set(q);
+    else
+      ip.active.reset(q);
+    if (s == InputVc::State::kIdle && !iv.fifo.empty()) ip.route_pending.set(q);
+  }
+  /// Route computation of queue q of port p if it is idle with flits.
+  void route_queue(int p, int q, std::uint64_t now);
   bool has_work() const;
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);

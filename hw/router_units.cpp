@@ -11,6 +11,11 @@ using routing::RouteCandidate;
 InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_module(name), m_lanes(lanes) {
   queues.resize(static_cast<std::size_t>(vcs * lanes));
   rx_lane.assign(static_cast<std::size_t>(vcs), 0);
+  vc_flits.assign(static_cast<std::size_t>(vcs), 0);
+  if (lanes > 1) arrival_order.resize(static_cast<std::size_t>(vcs));
+  waiting_va.resize(vcs * lanes);
+  active.resize(vcs * lanes);
+  route_pending.resize(vcs * lanes);
   for (int v = 0; v < vcs; ++v)
     m_vc_objects.push_back(std::make_unique<VcObject>(fmt::format("vc{}", v).c_str(), "ftsim_input_vc", v));
 }

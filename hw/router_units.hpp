@@ -7,6 +7,7 @@
 #pragma once
 #include <systemc>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <deque>
@@ -30,14 +31,66 @@ struct InputVc {
   enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
   DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
   State state = State::kIdle;
-  std::uint64_t ready = 0;  ///< cycle from which the next stage may act
-  routing::RouteSet route;  ///< candidates from RC
+  std::uint64_t ready = 0;        ///< cycle from which the next stage may act
+  routing::RouteSet route;        ///< candidates from RC
+  std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
   int out_port = -1;
   int out_vc = -1;
   std::uint32_t packet = 0;
   std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
   std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
+};
+
+/// One bit per input queue of a port (VC-major, vcs x lanes): the queues in
+/// one state, so that the per-cycle stages visit those queues only (with
+/// VOQ a port has up to 16 x 4096 queues, most of them empty).
+class QueueBits {
+ public:
+  void resize(int queues) { m_words.assign(static_cast<std::size_t>((queues + 63) / 64), 0); }
+  void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
+  void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
+  bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
+  void clear() { std::fill(m_words.begin(), m_words.end(), 0); }
+  /// Calls f(q) for the set bits q in [from, to), ascending, until f returns
+  /// true; returns whether it did. f may reset the bit it is given.
+  template <typename F>
+  bool visit(int from, int to, F&& f) const {
+    if (m_words.size() == 1) {  // up to 64 queues: one word
+      std::uint64_t bits = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
+      for (; bits != 0; bits &= bits - 1)
+        if (f(__builtin_ctzll(bits))) return true;
+      return false;
+    }
+    for (int w = from >> 6; w << 6 < to; ++w) {
+      std::uint64_t bits = m_words[static_cast<std::size_t>(w)];
+      if (w == from >> 6) bits &= ~0ULL << (from & 63);
+      for (; bits != 0; bits &= bits - 1) {
+        const int q = (w << 6) + __builtin_ctzll(bits);
+        if (q >= to) return false;
+        if (f(q)) return true;
+      }
+    }
+    return false;
+  }
+  /// Round robin: visit(from, to, f), then visit(0, from, f) unless f
+  /// stopped it. One word (up to 64 queues): a single rotated scan.
+  template <typename F>
+  bool visit_from(int from, int to, F&& f) const {
+    if (m_words.size() == 1) {
+      const std::uint64_t w = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
+      const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
+      for (std::uint64_t bits = high; bits != 0; bits &= bits - 1)
+        if (f(__builtin_ctzll(bits))) return true;
+      for (std::uint64_t bits = w & ~high; bits != 0; bits &= bits - 1)
+        if (f(__builtin_ctzll(bits))) return true;
+      return false;
+    }
+    return visit(from, to, f) || visit(0, from, f);
+  }
+
+ private:
+  std::vector<std::uint64_t> m_words;
 };
 
 /// Upstream view of one downstream VC.
@@ -76,14 +129,36 @@ class InputUnit : public sc_core::sc_module {
   std::vector<int> rx_lane;     ///< VOQ: per input VC, the queue receiving its current packet
   std::uint32_t arrivals = 0;   ///< VOQ: heads received (arrival order counter)
   int crossbar_inputs = 1;      ///< flits this port may send per cycle
+  /// Queues by state, kept by Router::set_state and Router::receive:
+  /// waiting for VC allocation (kVcAlloc), sending (kActive), and maybe
+  /// needing route computation (every idle queue with flits is set).
+  QueueBits waiting_va, active, route_pending;
+  std::vector<int> vc_flits;  ///< per input VC: flits buffered in its queues, 0..B
+  /// VOQ: per input VC, the heads received in arrival order (queue and
+  /// arrival number), trimmed lazily by the VC allocator.
+  struct Arrival {
+    int queue;
+    std::uint32_t arrival;
+  };
+  std::vector<std::vector<Arrival>> arrival_order;
+  /// Whether `a` still holds a head that has not been allocated a VC.
+  bool waiting_head(const Arrival& a) const {
+    const InputVc& o = queues[static_cast<std::size_t>(a.queue)];
+    return o.arrival == a.arrival && o.state != InputVc::State::kActive && !o.fifo.empty();
+  }
+  /// Records a head's arrival in VC v; trims the list when it outgrows the
+  /// VC's queues (heads that never reach VC allocation, e.g. dropped at RC).
+  void record_arrival(int v, int queue) {
+    auto& order = arrival_order[static_cast<std::size_t>(v)];
+    order.push_back(Arrival{queue, ++arrivals});
+    queues[static_cast<std::size_t>(queue)].arrival = arrivals;
+    if (order.size() > 2 * static_cast<std::size_t>(m_lanes))
+      order.erase(std::remove_if(order.begin(), order.end(), [&](const Arrival& a) { return !waiting_head(a); }),
+                  order.end());
+  }
 
   /// Flits buffered in input VC v (all its queues), 0..B.
-  int occupancy(int v) const {
-    int n = 0;
-    for (int l = 0; l < m_lanes; ++l)
-      n += static_cast<int>(queues[static_cast<std::size_t>(v * m_lanes + l)].fifo.size());
-    return n;
-  }
+  int occupancy(int v) const { return vc_flits[static_cast<std::size_t>(v)]; }
   /// Returns one credit for input VC v upstream, visible after `latency`
   /// cycles (defined inline in hw/router.hpp).
   inline void return_credit(int v, std::uint64_t now, int latency);
@@ -238,8 +313,21 @@ class VcAllocator : public sc_core::sc_module {
     int in_port, in_vc, out_port, out_vc;
     bool counts_move;
   };
+  /// VOQ: for each queue of one input port, the output ports of the older
+  /// packets waiting in its VC (Router::older_waiting_ports), all computed in
+  /// one pass: sort the waiting queues by arrival, then a prefix union.
+  void older_ports_of_input(Router& r, int p);
+  /// Output port o's VCs that are not allocated (0 when o is unconnected or
+  /// dead), bit per VC.
+  static std::uint32_t unallocated_vcs(const Router& r, int o);
+  /// Forms queue v of port p's request (if any) into m_requests.
+  void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t& rerouted_vcs,
+               std::uint64_t free_ports);
   std::vector<std::vector<int>> m_rr;  ///< per output port and VC: round-robin pointer
   std::vector<Request> m_requests;
+  std::vector<int> m_waiting;                ///< queues of the current input port in kVcAlloc
+  std::vector<std::uint32_t> m_free_vcs;     ///< per output port: VCs not allocated
+  std::vector<std::uint64_t> m_older_ports;  ///< per queue of the current input port
 };
 
 /// Crossbar and switch traversal: moves each granted flit from its input

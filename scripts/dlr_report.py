@@ -10,6 +10,7 @@ accepted too); with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
 through scripts/plot_sweep.py (temporary files in a private directory).
 """
 import csv
+import math
 import os
 import subprocess
 import sys
@@ -26,6 +27,17 @@ def results_csv(prefix, m):
     sys.exit(f'dlr_report: no {prefix}-{m}/results.csv (run the sweep with --out {prefix}-{m})')
 
 
+def mean_se(xs):
+    """'mean ± standard error' (sample standard deviation / sqrt(n)); the
+    mean alone for one run."""
+    n = len(xs)
+    mean = sum(xs) / n
+    if n < 2:
+        return f'{mean:.3f}'
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    return f'{mean:.3f} ± {sd / math.sqrt(n):.3f}'
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -39,6 +51,9 @@ def main():
                 continue
             data[(r['topology'], r['traffic.load'], m, int(r['faults.random_links']))].append(
                 (float(r['accepted_load']), int(r['deadlock'] in ('1', 'true', 'True'))))
+    counts = sorted({len(v) for v in data.values()})
+    print(f'runs per point: {counts[0]}' + (f'..{counts[-1]}' if counts[-1] != counts[0] else '') +
+          '; cells: mean accepted load ± its standard error (sample sd / sqrt(runs))')
     for topo in sorted({k[0] for k in data}, reverse=True):
         faults = sorted({k[3] for k in data if k[0] == topo})
         print(f'\n{topo}\n\n| load | mechanism | ' + ' | '.join(str(f) for f in faults) + ' |')
@@ -49,7 +64,7 @@ def main():
                 for f in faults:
                     v = data.get((topo, load, m, f), [])
                     dl = sum(d for _, d in v)
-                    cells.append((f'{sum(a for a, _ in v) / len(v):.3f}' + (f' ({dl} dl)' if dl else '')) if v else '')
+                    cells.append((mean_se([a for a, _ in v]) + (f' ({dl} dl)' if dl else '')) if v else '')
                 print(f'| {load} | {m.upper()} | ' + ' | '.join(cells) + ' |')
             if img:
                 tag = topo.replace('kary-ntree:', '').replace(',', '-ary-') + f'-{load}'

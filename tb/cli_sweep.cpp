@@ -66,13 +66,15 @@ int finish(const std::string& out_dir, int failed) {
 }  // namespace
 
 int sweep_command(const std::string& sweep_file, const std::string& out_dir, int jobs, bool quiet, bool resume,
-                  const std::vector<std::string>& sets, const SweepBackend& backend) {
+                  const SweepEdits& edits, const SweepBackend& backend) {
   SweepOptions so;
   so.sweep_path = sweep_file;
   so.jobs = jobs;
   so.quiet = quiet;
   so.resume = resume;
-  so.overrides = sets;
+  so.overrides = edits.sets;
+  so.grid_sets = edits.grids;
+  so.runs = edits.runs;
   so.self_exe = fs::canonical("/proc/self/exe").string();
   if (!backend.collect.empty()) {
     so.out_dir = backend.collect;
@@ -89,8 +91,9 @@ int sweep_command(const std::string& sweep_file, const std::string& out_dir, int
     so.task_id = task_id_from_env(backend.task_id);
     const int failed = run_sweep_task(so);
     if (!quiet)
-      std::cerr << fmt::format("ftsim sweep: task {} of {} done ({} failed); merge with: ftsim sweep {} --collect {}\n",
-                               so.task_id, so.task_count, failed, sweep_file, out_dir);
+      std::cerr << fmt::format(
+          "ftsim sweep: task {} of {} done ({} failed); merge with: ftsim sweep {}{} --collect {}\n", so.task_id,
+          so.task_count, failed, sweep_file, sweep_edit_flags(so), out_dir);
     return failed > 0 ? 1 : 0;
   }
   if (backend.slurm) {
@@ -110,7 +113,8 @@ int sweep_command(const std::string& sweep_file, const std::string& out_dir, int
         return 1;
       }
     }
-    std::cout << fmt::format("ftsim: merge the points with: ftsim sweep {} --collect {}\n", sweep_file, out_dir);
+    std::cout << fmt::format("ftsim: merge the points with: ftsim sweep {}{} --collect {}\n", sweep_file,
+                             sweep_edit_flags(so), out_dir);
     return 0;
   }
   if (backend.mpi || launched_by_mpi()) {

@@ -20,9 +20,16 @@ struct SweepBackend {
   std::string collect;  ///< --collect DIR
 };
 
+/// What the command line changes in the sweep file's points.
+struct SweepEdits {
+  std::vector<std::string> sets;   ///< --set dotted.key=value (every point)
+  std::vector<std::string> grids;  ///< --grid KEY=V1,V2,... (an axis's values)
+  std::string runs;                ///< --runs N|paper (the replication axis)
+};
+
 /// Runs `ftsim sweep`; returns the process exit code (0, 1 when runs failed,
 /// 128 + signal when interrupted). Throws ConfigError for bad input (exit 2).
 int sweep_command(const std::string& sweep_file, const std::string& out_dir, int jobs, bool quiet, bool resume,
-                  const std::vector<std::string>& sets, const SweepBackend& backend);
+                  const SweepEdits& edits, const SweepBackend& backend);
 
 }  // namespace ftsim::tb

@@ -400,6 +400,13 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("--jobs,--threads", jobs, "parallel runs (worker processes; default: all cores)")
       ->check(CLI::Range(1, 1024));
   sweep->add_option("--set", sets, "override a key in every point: dotted.key=value (repeatable; not a grid axis)");
+  std::vector<std::string> sweep_grids;
+  sweep->add_option("--grid", sweep_grids,
+                    "replace (or add) a grid axis: KEY=V1,V2,... (repeatable; e.g. --grid faults.random_links=0,4)");
+  std::string sweep_runs;
+  sweep->add_option("--runs", sweep_runs,
+                    "runs per point: N, or 'paper' for the paper's count; sets the replication axis named by the "
+                    "sweep file's runs.key to first..first+N-1");
   sweep->add_option("--out", sweep_out, "output directory");
   sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
   sweep->add_flag("--quiet", quiet, "no progress on stderr");
@@ -743,7 +750,8 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (sweep->parsed())
-      return ftsim::tb::sweep_command(sweep_file, sweep_out, jobs, quiet, sweep_resume, sets,
+      return ftsim::tb::sweep_command(sweep_file, sweep_out, jobs, quiet, sweep_resume,
+                                      ftsim::tb::SweepEdits{sets, sweep_grids, sweep_runs},
                                       ftsim::tb::SweepBackend{sweep_mpi, sweep_slurm, sweep_no_submit, slurm_opts,
                                                               sweep_tasks, sweep_task_id, sweep_collect});
     const auto cfg = ftsim::tb::load_experiment(experiment, sets);

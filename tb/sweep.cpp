@@ -46,18 +46,19 @@ std::string scalar(const YAML::Node& n) {
 
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x,
-                                     const std::vector<std::string>& extra_sets, std::string* name) {
+                                     const std::vector<std::string>& extra_sets, std::string* name,
+                                     const std::vector<std::string>& grid_sets, const std::string& runs) {
   const YAML::Node root = parse_yaml_document(read_yaml_file(sweep_path, "sweep file"), sweep_path);
   if (name != nullptr)
     *name = root.IsMap() && root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
                                                                     : fs::path(sweep_path).stem().string();
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
-  const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot"};
+  const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot", "runs"};
   for (const auto& kv : root)
     if (!allowed.count(kv.first.as<std::string>()))
       throw ConfigError(
           fmt::format("{}: unknown key '{}' (line {}){}; allowed: name, description, experiment, set, "
-                      "grid, plot",
+                      "grid, plot, runs",
                       sweep_path, kv.first.as<std::string>(), kv.first.Mark().line + 1,
                       did_you_mean(kv.first.as<std::string>(), {allowed.begin(), allowed.end()})));
   if (!root["experiment"] || !root["experiment"].IsScalar())
@@ -93,6 +94,81 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
       for (const auto& v : kv.second) vals.push_back(scalar(v));
       axes.emplace_back(key, vals);
     }
+  }
+  // `ftsim sweep --grid KEY=V1,V2,...`: replaces (or adds) an axis.
+  auto set_axis = [&](const std::string& key, std::vector<std::string> vals) {
+    for (auto& [k, v] : axes)
+      if (k == key) {
+        v = std::move(vals);
+        return;
+      }
+    axes.emplace_back(key, std::move(vals));
+  };
+  for (const auto& e : grid_sets) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == e.size())
+      throw ConfigError(fmt::format("--grid '{}': expected KEY=V1,V2,... (for example traffic.load=0.3,0.5)", e));
+    std::vector<std::string> vals;
+    for (std::size_t pos = eq + 1;;) {
+      const auto comma = e.find(',', pos);
+      vals.push_back(e.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      if (vals.back().empty()) throw ConfigError(fmt::format("--grid '{}': empty value", e));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    set_axis(e.substr(0, eq), std::move(vals));
+  }
+  // The replication axis (key `runs`) and `--runs N|paper`.
+  std::string runs_key;
+  long runs_paper = 0;
+  long runs_first = 1;
+  if (const YAML::Node r = root["runs"]) {
+    if (!r.IsMap() || !r["key"] || !r["key"].IsScalar())
+      throw ConfigError(
+          fmt::format("{}: key 'runs' must be a mapping with key: the grid axis that replicates a point (for example "
+                      "runs: {{key: faults.random_seed, paper: 500}})",
+                      sweep_path));
+    for (const auto& kv : r)
+      if (const std::string k = kv.first.as<std::string>(); k != "key" && k != "paper" && k != "first")
+        throw ConfigError(fmt::format("{}: runs.{}: unknown key; allowed: key, paper, first", sweep_path, k));
+    runs_key = r["key"].Scalar();
+    auto whole = [&](const char* k, long lo, long hi) {
+      try {
+        const long v = r[k].as<long>();
+        if (v >= lo && v <= hi) return v;
+      } catch (const YAML::Exception&) {
+      }
+      throw ConfigError(fmt::format("{}: runs.{} = '{}': expected an integer in {}..{}", sweep_path, k,
+                                    r[k].IsScalar() ? r[k].Scalar() : "(not a scalar)", lo, hi));
+    };
+    if (r["paper"]) runs_paper = whole("paper", 1, 100000);
+    if (r["first"]) runs_first = whole("first", 0, 1000000000);
+  }
+  if (!runs.empty()) {
+    if (runs_key.empty())
+      throw ConfigError(fmt::format(
+          "--runs {}: {} has no 'runs' key naming its replication axis (runs: {{key: faults.random_seed}}); "
+          "use --grid KEY=V1,V2,... instead",
+          runs, sweep_path));
+    long n = 0;
+    if (runs == "paper") {
+      if (runs_paper == 0)
+        throw ConfigError(fmt::format("--runs paper: {} gives no runs.paper (the paper's runs per point)", sweep_path));
+      n = runs_paper;
+    } else {
+      char* end = nullptr;
+      n = std::strtol(runs.c_str(), &end, 10);
+      if (end == runs.c_str() || *end != '\0' || n < 1 || n > 100000)
+        throw ConfigError(fmt::format("--runs '{}': expected 'paper' or an integer in 1..100000", runs));
+    }
+    std::vector<std::string> vals;
+    for (long i = 0; i < n; ++i) vals.push_back(std::to_string(runs_first + i));
+    // The replication axis varies slowest (last axis): the points of runs
+    // 1..N keep their run directories under --runs M > N, so `--runs M
+    // --resume` extends a finished sweep.
+    axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == runs_key; }),
+               axes.end());
+    axes.emplace_back(runs_key, std::move(vals));
   }
   // `ftsim sweep --set`: after the file's `set`, for every point; a grid
   // axis cannot be fixed this way.
@@ -484,7 +560,8 @@ void clear_point(const SweepPoint& p) {
 
 SweepPlan plan_sweep(const SweepOptions& opts) {
   SweepPlan plan;
-  plan.points = expand_sweep(opts.sweep_path, opts.out_dir, &plan.base, &plan.x_key, opts.overrides, &plan.title);
+  plan.points = expand_sweep(opts.sweep_path, opts.out_dir, &plan.base, &plan.x_key, opts.overrides, &plan.title,
+                             opts.grid_sets, opts.runs);
   return plan;
 }
 
@@ -669,6 +746,14 @@ std::string shell_quote(const std::string& s) {
 }
 }  // namespace
 
+std::string sweep_edit_flags(const SweepOptions& opts) {
+  std::string flags;
+  for (const auto& o : opts.overrides) flags += " --set " + shell_quote(o);
+  for (const auto& g : opts.grid_sets) flags += " --grid " + shell_quote(g);
+  if (!opts.runs.empty()) flags += " --runs " + shell_quote(opts.runs);
+  return flags;
+}
+
 SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slurm) {
   const SweepPlan plan = plan_sweep(opts);
   const int n_points = static_cast<int>(plan.points.size());
@@ -683,12 +768,13 @@ SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slu
   const std::string sweep = fs::absolute(opts.sweep_path).lexically_normal().string();
   std::string cmd = fmt::format("{} sweep {} --out {} --tasks {} --resume --quiet", shell_quote(opts.self_exe),
                                 shell_quote(sweep), shell_quote(out), s.tasks);
-  for (const auto& o : opts.overrides) cmd += " --set " + shell_quote(o);
+  cmd += sweep_edit_flags(opts);
   std::string text = "#!/bin/bash\n";
   text += fmt::format("# ftsim sweep '{}': {} points in {} array tasks (task i runs points i, i+{}, ...).\n",
                       plan.title, n_points, s.tasks, s.tasks);
   text += fmt::format("# Submit: sbatch {}/slurm/sweep.sbatch\n", out);
-  text += fmt::format("# Merge (also while it runs): ftsim sweep {} --collect {}\n", sweep, out);
+  text +=
+      fmt::format("# Merge (also while it runs): ftsim sweep {}{} --collect {}\n", sweep, sweep_edit_flags(opts), out);
   text += fmt::format("#SBATCH --job-name={}\n", "ftsim-" + plan.title);
   text += fmt::format("#SBATCH --array=0-{}%{}\n", s.tasks - 1, slurm.max_running);
   text += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";

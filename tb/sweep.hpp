@@ -17,6 +17,13 @@ struct SweepOptions {
   std::string self_exe;  ///< the ftsim binary to run for each point
   /// `--set` assignments applied to every point, after the file's `set`.
   std::vector<std::string> overrides;
+  /// `--runs N|paper`: the replication axis named by the sweep file's `runs`
+  /// key gets the values first..first+N-1 (paper: the file's runs.paper).
+  /// Empty: the file's grid as written.
+  std::string runs;
+  /// `--grid KEY=V1,V2,...`: replaces grid axis KEY's values (or adds the
+  /// axis), applied before `runs`.
+  std::vector<std::string> grid_sets;
   /// Slurm array task mode (run_sweep_task): the array's task count (>= 1)
   /// and this task's id (0..task_count-1).
   int task_count = 0;
@@ -33,13 +40,23 @@ struct SweepPoint {
 /// Expands SWEEP.yaml: keys `experiment` (base YAML, relative to the sweep
 /// file), `set` (fixed dotted-key overrides), `grid` (dotted key -> list of
 /// values; the runs are the cartesian product), optional `plot.x` (default
-/// traffic.load). `extra_sets` ("dotted.key=value", from `sweep --set`) are
-/// applied to every point after `set`; a grid axis cannot be among them.
-/// *name (when given) receives the sweep's `name`, else the file's stem.
-/// Throws ftsim::ConfigError naming the key.
+/// traffic.load), optional `runs: {key: K, paper: P, first: F}` (K: the grid
+/// axis that replicates a point, usually faults.random_seed or sim.seed; P:
+/// the paper's runs per point, 1..100000; F: first value, default 1).
+/// `extra_sets` ("dotted.key=value", from `sweep --set`) are applied to every
+/// point after `set`; a grid axis cannot be among them. `grid_sets`
+/// ("key=v1,v2,...") replace or add axes; `runs` ("N" or "paper") sets the
+/// replication axis to F..F+N-1. *name (when given) receives the sweep's
+/// `name`, else the file's stem. Throws ftsim::ConfigError naming the key.
 std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::string& out_dir,
                                      std::string* base_experiment, std::string* plot_x,
-                                     const std::vector<std::string>& extra_sets = {}, std::string* name = nullptr);
+                                     const std::vector<std::string>& extra_sets = {}, std::string* name = nullptr,
+                                     const std::vector<std::string>& grid_sets = {}, const std::string& runs = {});
+
+/// The flags that change a sweep's points (--set, --grid, --runs), quoted
+/// for a shell, each with a leading space: every command that re-expands
+/// the sweep (array tasks, --collect) needs them.
+std::string sweep_edit_flags(const SweepOptions& opts);
 
 /// DIR/results.csv: one row per point. Columns: run, each grid key (values
 /// unquoted when numeric), exit_code (empty when the point did not run),

@@ -1106,3 +1106,54 @@ TEST(CliDistributedSweep, ArrayTasksSplitThePointsStridedAndCollectMarksTheRest)
   for (std::size_t p = text.find(",not_run,"); p != std::string::npos; p = text.find(",not_run,", p + 1)) ++not_run;
   EXPECT_EQ(not_run, 2U) << text;
 }
+
+TEST(CliDistributedSweep, RunsAndGridFlagsSetTheReplicationAxisForEveryBackend) {
+  // runs.paper = 3 seeds from runs.first = 7: --runs paper gives sim.seed
+  // 7, 8, 9, moved to the last (slowest) axis; --grid keeps one load of
+  // two; 3 points in all.
+  const auto d = tmpdir("runsflag");
+  const std::string sweep = write_file(d, "s.yaml",
+                                       "experiment: " + kBase +
+                                           "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\n"
+                                           "runs: {key: sim.seed, paper: 3, first: 7}\n"
+                                           "grid:\n  sim.seed: [1]\n  traffic.load: [0.05, 0.1]\n");
+  Result r = run("sweep " + sweep + " --quiet --out " + d + "/o --runs paper --grid traffic.load=0.1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream csv(d + "/o/results.csv");
+  std::string header;
+  std::getline(csv, header);
+  ASSERT_EQ(header.rfind("run,traffic.load,sim.seed,exit_code,status", 0), 0U) << header;
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(csv, line);)
+    rows.push_back(line.substr(0, line.find(",", line.find(",", line.find(",") + 1) + 1)));
+  EXPECT_EQ(rows, (std::vector<std::string>{"0,0.1,7", "1,0.1,8", "2,0.1,9"}));
+  // The Slurm script's tasks and the merge hint re-expand the same points.
+  r = run("sweep " + sweep + " --out " + d + "/s --runs 2 --grid traffic.load=0.05 --slurm --no-submit");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(2 points in 2 array tasks)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--grid 'traffic.load=0.05' --runs '2' --collect"), std::string::npos) << r.output;
+  std::ifstream script(d + "/s/slurm/sweep.sbatch");
+  const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("--grid 'traffic.load=0.05' --runs '2'\n"), std::string::npos) << text;
+  // Errors name the flag or key and the allowed range.
+  const std::string no_runs = write_file(d, "n.yaml", "experiment: " + kBase + "\ngrid:\n  traffic.load: [0.05]\n");
+  const std::string bad_paper =
+      write_file(d, "b.yaml", "experiment: " + kBase + "\nruns: {key: sim.seed, paper: 0}\ngrid:\n  sim.seed: [1]\n");
+  struct Case {
+    std::string args;
+    std::string must_mention;
+  };
+  const Case cases[] = {
+      {sweep + " --runs 0", "--runs '0': expected 'paper' or an integer in 1..100000"},
+      {sweep + " --runs many", "--runs 'many': expected 'paper' or an integer in 1..100000"},
+      {no_runs + " --runs 5", "has no 'runs' key naming its replication axis"},
+      {sweep + " --grid traffic.load", "--grid 'traffic.load': expected KEY=V1,V2,..."},
+      {sweep + " --grid traffic.load=0.1,,0.2", "--grid 'traffic.load=0.1,,0.2': empty value"},
+      {bad_paper + " --runs paper", "runs.paper = '0': expected an integer in 1..100000"},
+  };
+  for (const auto& c : cases) {
+    r = run("sweep " + c.args + " --out " + d + "/e");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.must_mention), std::string::npos) << c.args << "\n" << r.output;
+  }
+}

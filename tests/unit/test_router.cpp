@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <random>
 #include <systemc>
 #include <vector>
 
@@ -511,3 +512,43 @@ TEST(RouterUnit, RoundRobinSelectionAlternatesWhenHeadsAreAnOddNumberOfCyclesApa
 
 }  // namespace
 }  // namespace ftsim::test
+
+TEST(RouterUnit, QueueBitsVisitsTheSetQueuesInRoundRobinOrderLikeAFullScan) {
+  // Against a full scan from the pointer with wrap-around (the switch
+  // allocator's input stage before the bit sets), for one-word and
+  // multi-word sizes and every pointer.
+  std::mt19937 rng(5);
+  for (const int n : {1, 2, 7, 63, 64, 65, 130, 256}) {
+    ftsim::hw::QueueBits bits;
+    bits.resize(n);
+    std::vector<bool> ref(static_cast<std::size_t>(n));
+    for (int q = 0; q < n; ++q)
+      if (rng() % 3 == 0) {
+        bits.set(q);
+        ref[static_cast<std::size_t>(q)] = true;
+      }
+    if (n > 1) {  // reset works too
+      bits.reset(n / 2);
+      ref[static_cast<std::size_t>(n / 2)] = false;
+    }
+    for (int from = 0; from < n; ++from) {
+      std::vector<int> expected;
+      for (int i = 0, q = from; i < n; ++i, q = q + 1 == n ? 0 : q + 1)
+        if (ref[static_cast<std::size_t>(q)]) expected.push_back(q);
+      std::vector<int> got;
+      bits.visit_from(from, n, [&](int q) {
+        got.push_back(q);
+        return false;
+      });
+      ASSERT_EQ(got, expected) << "n=" << n << " from=" << from;
+      // Stopping after the second visited queue.
+      std::vector<int> stopped;
+      const bool stop = bits.visit_from(from, n, [&](int q) {
+        stopped.push_back(q);
+        return stopped.size() == 2;
+      });
+      EXPECT_EQ(stop, expected.size() >= 2);
+      EXPECT_EQ(stopped.size(), std::min<std::size_t>(2, expected.size()));
+    }
+  }
+}
