@@ -133,7 +133,9 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
 /// link mask of the current best route; level 0 also keeps the option index.
 class FaultToleranceAnalyzer::State {
  public:
-  static constexpr std::uint64_t kNoRoute = ~0ULL;
+  /// No route: far above every packed key (40 bits) and small enough that
+  /// the sum of two of them does not wrap, so that sums need no branch.
+  static constexpr std::uint64_t kNoRoute = 1ULL << 60;
   static constexpr int kUnroutableSlot = kCategories;
 
   explicit State(const FaultToleranceAnalyzer& a)
@@ -154,47 +156,79 @@ class FaultToleranceAnalyzer::State {
     for (int k = 1; k < m_levels; ++k)
       for (std::uint32_t p = 0; p < pairs; ++p)
         if (p / m_n != p % m_n) recompute(k, p);
+    // Bit offsets of the category's fields in a packed key (slot()).
+    m_shift_i = __builtin_ctzll(pack_key(RouteKey{0, 1, 0, 0, 0}, m_pref));
+    m_shift_d = __builtin_ctzll(pack_key(RouteKey{0, 0, 1, 0, 0}, m_pref));
+    m_shift_m = __builtin_ctzll(pack_key(RouteKey{0, 0, 0, 1, 0}, m_pref));
     for (std::uint32_t p = 0; p < pairs; ++p)
       if (p / m_n != p % m_n) ++m_hist[slot(m_key[top()][p])];
     m_parent.resize(m_n);
+    // Per level and link, the pairs whose current route uses the link.
+    m_pair_words = (pairs + 63) / 64;
+    m_users.assign(static_cast<std::size_t>(m_levels),
+                   std::vector<std::uint64_t>(static_cast<std::size_t>(a.m_cube.num_links()) * m_pair_words, 0));
+    for (int k = 0; k < m_levels; ++k)
+      for (std::uint32_t p = 0; p < pairs; ++p) retarget(k, p, LinkMask{}, m_mask[static_cast<std::size_t>(k)][p]);
   }
 
   std::size_t mark() const { return m_undo.size(); }
 
-  void add_fault(LinkId f) {
+  /// leaf: no fault is added before the matching undo_to (the last level of
+  /// the enumeration), so the links' user sets are left alone both ways.
+  void add_fault(LinkId f, bool leaf = false) {
     m_faults.set(f);
-    const std::size_t w = static_cast<std::size_t>(f) >> 6;
-    const std::uint64_t bit = 1ULL << (f & 63);
-    const auto pairs = static_cast<std::uint32_t>(m_idx.size());
     for (int k = 0; k < m_levels; ++k) {
       auto& keys = m_key[static_cast<std::size_t>(k)];
       auto& masks = m_mask[static_cast<std::size_t>(k)];
-      for (std::uint32_t p = 0; p < pairs; ++p) {
-        if (!(masks[p].w[w] & bit)) continue;
-        m_undo.push_back({k, p, keys[p], masks[p], m_idx[p]});
-        if (k == top()) --m_hist[slot(keys[p])];
-        if (k == 0) {
-          const std::uint32_t base = m_a.m_first[p];
-          const std::uint32_t end = m_a.m_first[p + 1] - base;
-          std::uint32_t j = m_idx[p] + 1;
-          while (j < end && m_a.m_options[base + j].mask.intersects(m_faults)) ++j;
-          m_idx[p] = j;
-          keys[p] = j < end ? m_a.m_options[base + j].key : kNoRoute;
-          masks[p] = j < end ? m_a.m_options[base + j].mask : LinkMask{};
-        } else {
-          recompute(k, p);
+      // The pairs whose route uses f. A new route misses every fault, so
+      // only the pair being recomputed leaves this set: a copy is enough.
+      const std::uint64_t* users =
+          m_users[static_cast<std::size_t>(k)].data() + static_cast<std::size_t>(f) * m_pair_words;
+      m_scratch.assign(users, users + m_pair_words);
+      for (std::uint32_t wi = 0; wi < m_pair_words; ++wi)
+        for (std::uint64_t bits = m_scratch[wi]; bits != 0; bits &= bits - 1) {
+          const std::uint32_t p = wi * 64 + static_cast<std::uint32_t>(__builtin_ctzll(bits));
+          // A leaf needs only the new keys: no later fault reads a mask.
+          if (leaf)
+            m_leaf_undo.push_back({k, p, keys[p], m_idx[p]});
+          else
+            m_undo.push_back({k, p, keys[p], masks[p], m_idx[p]});
+          if (k == top()) --m_hist[slot(keys[p])];
+          if (k == 0) {
+            const std::uint32_t base = m_a.m_first[p];
+            const std::uint32_t end = m_a.m_first[p + 1] - base;
+            std::uint32_t j = m_idx[p] + 1;
+            while (j < end && m_a.m_options[base + j].mask.intersects(m_faults)) ++j;
+            m_idx[p] = j;
+            keys[p] = j < end ? m_a.m_options[base + j].key : kNoRoute;
+            if (!leaf) masks[p] = j < end ? m_a.m_options[base + j].mask : LinkMask{};
+          } else {
+            recompute(k, p, !leaf);
+          }
+          if (k == top()) ++m_hist[slot(keys[p])];
+          if (!leaf) retarget(k, p, m_undo.back().mask, masks[p]);
         }
-        if (k == top()) ++m_hist[slot(keys[p])];
-      }
     }
   }
 
-  void undo_to(std::size_t mark, LinkId f) {
+  void undo_to(std::size_t mark, LinkId f, bool leaf = false) {
+    if (leaf) {  // everything the leaf changed
+      while (!m_leaf_undo.empty()) {
+        const LeafUndo& u = m_leaf_undo.back();
+        auto& key = m_key[static_cast<std::size_t>(u.level)][u.pair];
+        if (u.level == top()) --m_hist[slot(key)];
+        key = u.key;
+        if (u.level == 0) m_idx[u.pair] = u.idx;
+        if (u.level == top()) ++m_hist[slot(key)];
+        m_leaf_undo.pop_back();
+      }
+    }
     while (m_undo.size() > mark) {
       const Undo& u = m_undo.back();
       auto& key = m_key[static_cast<std::size_t>(u.level)][u.pair];
       if (u.level == top()) --m_hist[slot(key)];
       key = u.key;
+      if (!leaf) retarget(u.level, u.pair, m_mask[static_cast<std::size_t>(u.level)][u.pair], u.mask);
       m_mask[static_cast<std::size_t>(u.level)][u.pair] = u.mask;
       if (u.level == 0) m_idx[u.pair] = u.idx;
       if (u.level == top()) ++m_hist[slot(key)];
@@ -241,35 +275,60 @@ class FaultToleranceAnalyzer::State {
     LinkMask mask;
     std::uint32_t idx;
   };
+  struct LeafUndo {
+    int level;
+    std::uint32_t pair;
+    std::uint64_t key;
+    std::uint32_t idx;
+  };
 
   int top() const { return m_levels - 1; }
+  /// category_index of a packed key, read from its fields (each below 256).
   std::size_t slot(std::uint64_t key) const {
-    return key == kNoRoute ? static_cast<std::size_t>(kUnroutableSlot)
-                           : static_cast<std::size_t>(category_index(unpack_key(key, m_pref)));
+    if (key == kNoRoute) return static_cast<std::size_t>(kUnroutableSlot);
+    const std::uint64_t i = key >> m_shift_i & 0xff;
+    return static_cast<std::size_t>((i > 3 ? 3 : i) * 4 + ((key >> m_shift_d & 0xff) != 0 ? 2 : 0) +
+                                    ((key >> m_shift_m & 0xff) != 0 ? 1 : 0));
   }
 
-  void recompute(int k, std::uint32_t p) {
-    const std::uint32_t a = p / m_n, d = p % m_n;
-    const auto& seg_key = m_key[0];
-    const auto& tail_key = m_key[static_cast<std::size_t>(k - 1)];
-    std::uint64_t best = seg_key[p];
-    std::uint32_t best_b = m_n;
-    for (std::uint32_t b = 0; b < m_n; ++b) {
-      if (b == a || b == d) continue;
-      const std::uint64_t h = seg_key[a * m_n + b], t = tail_key[b * m_n + d];
-      if (h == kNoRoute || t == kNoRoute) continue;
-      const std::uint64_t c = h + t + m_one_intermediate;
-      if (c < best) {
-        best = c;
-        best_b = b;
-      }
+  /// Pair p's route at level k changed from `from` to `to`: moves p between
+  /// the links' user sets.
+  void retarget(int k, std::uint32_t p, const LinkMask& from, const LinkMask& to) {
+    std::uint64_t* users = m_users[static_cast<std::size_t>(k)].data();
+    const std::size_t word = p >> 6;
+    const std::uint64_t bit = 1ULL << (p & 63);
+    for (std::size_t i = 0; i < from.w.size(); ++i) {
+      for (std::uint64_t gone = from.w[i] & ~to.w[i]; gone != 0; gone &= gone - 1)
+        users[(i * 64 + static_cast<std::size_t>(__builtin_ctzll(gone))) * m_pair_words + word] &= ~bit;
+      for (std::uint64_t came = to.w[i] & ~from.w[i]; came != 0; came &= came - 1)
+        users[(i * 64 + static_cast<std::size_t>(__builtin_ctzll(came))) * m_pair_words + word] |= bit;
     }
-    m_key[static_cast<std::size_t>(k)][p] = best;
-    if (best_b == m_n)
-      m_mask[static_cast<std::size_t>(k)][p] = best == kNoRoute ? LinkMask{} : m_mask[0][p];
-    else
-      m_mask[static_cast<std::size_t>(k)][p] =
-          m_mask[0][a * m_n + best_b] | m_mask[static_cast<std::size_t>(k - 1)][best_b * m_n + d];
+  }
+
+  /// with_mask false: the key only (a leaf of the enumeration).
+  void recompute(int k, std::uint32_t p, bool with_mask = true) {
+    const std::uint32_t a = p / m_n, d = p % m_n;
+    // head[b] = seg(a, b), tail[b * n] = best_{k-1}(b, d). The diagonal
+    // pairs hold kNoRoute, so b == a and b == d need no test.
+    const std::uint64_t* head = m_key[0].data() + static_cast<std::size_t>(a) * m_n;
+    const std::uint64_t* tail = m_key[static_cast<std::size_t>(k - 1)].data() + d;
+    std::uint64_t via = 2 * kNoRoute;
+    for (std::uint32_t b = 0; b < m_n; ++b) {
+      const std::uint64_t c = head[b] + tail[static_cast<std::size_t>(b) * m_n];
+      via = c < via ? c : via;
+    }
+    const std::uint64_t direct = m_key[0][p];
+    if (via >= kNoRoute || via + m_one_intermediate >= direct) {  // the direct subpath (or none) stays best
+      m_key[static_cast<std::size_t>(k)][p] = direct;
+      if (with_mask) m_mask[static_cast<std::size_t>(k)][p] = direct == kNoRoute ? LinkMask{} : m_mask[0][p];
+      return;
+    }
+    m_key[static_cast<std::size_t>(k)][p] = via + m_one_intermediate;
+    if (!with_mask) return;
+    std::uint32_t best_b = 0;  // the first intermediate node of the best key
+    while (head[best_b] + tail[static_cast<std::size_t>(best_b) * m_n] != via) ++best_b;
+    m_mask[static_cast<std::size_t>(k)][p] =
+        m_mask[0][a * m_n + best_b] | m_mask[static_cast<std::size_t>(k - 1)][best_b * m_n + d];
   }
 
   void components() {
@@ -299,8 +358,14 @@ class FaultToleranceAnalyzer::State {
   std::vector<std::uint32_t> m_idx;
   std::array<std::int64_t, kCategories + 1> m_hist{};
   std::vector<Undo> m_undo;
+  std::vector<LeafUndo> m_leaf_undo;
   LinkMask m_faults;
   std::vector<NodeId> m_parent;
+  int m_shift_i = 0, m_shift_d = 0, m_shift_m = 0;  ///< slot(): bit offsets of three key fields
+  std::uint32_t m_pair_words = 0;                   ///< 64-bit words of a set of pairs
+  /// Per level: per link, the set of pairs (bit p) whose current route uses it.
+  std::vector<std::vector<std::uint64_t>> m_users;
+  std::vector<std::uint64_t> m_scratch;
 };
 
 std::vector<PairOutcome> FaultToleranceAnalyzer::evaluate(const std::vector<LinkId>& faults) const {
@@ -382,7 +447,8 @@ std::vector<FaultCountResult> FaultToleranceAnalyzer::exhaustive(int fmin, int f
                         std::function<void(int, int)> rec = [&](int start, int depth) {
                           for (int i = start; i < m; ++i) {
                             const std::size_t mk = st.mark();
-                            st.add_fault(cand[static_cast<std::size_t>(i)]);
+                            const bool leaf = depth + 1 == fmax;
+                            st.add_fault(cand[static_cast<std::size_t>(i)], leaf);
                             if (depth + 1 >= fmin) {
                               st.record(rows[static_cast<std::size_t>(depth + 1)]);
                               if (++local == 4096) {
@@ -390,8 +456,8 @@ std::vector<FaultCountResult> FaultToleranceAnalyzer::exhaustive(int fmin, int f
                                 local = 0;
                               }
                             }
-                            if (depth + 1 < fmax) rec(i + 1, depth + 1);
-                            st.undo_to(mk, cand[static_cast<std::size_t>(i)]);
+                            if (!leaf) rec(i + 1, depth + 1);
+                            st.undo_to(mk, cand[static_cast<std::size_t>(i)], leaf);
                           }
                         };
                         const std::size_t mk = st.mark();
@@ -435,11 +501,12 @@ std::vector<FaultCountResult> FaultToleranceAnalyzer::sampled(int fmin, int fmax
                           std::vector<std::size_t> marks;
                           for (int i = 0; i < f; ++i) {
                             marks.push_back(st.mark());
-                            st.add_fault(all[static_cast<std::size_t>(i)]);
+                            st.add_fault(all[static_cast<std::size_t>(i)], i == f - 1);
                           }
                           st.record(rows[static_cast<std::size_t>(f)]);
                           for (int i = f - 1; i >= 0; --i)
-                            st.undo_to(marks[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(i)]);
+                            st.undo_to(marks[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(i)],
+                                       i == f - 1);
                         }
                         done += static_cast<std::uint64_t>(last - first);
                       });

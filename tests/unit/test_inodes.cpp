@@ -569,8 +569,10 @@ TEST(InodeBruteForce, ExhaustiveTotalsMatchTheReference) {
   // The aggregate over every 1..3-fault combination of the 3x3 torus: the
   // analyser's not-tolerated count and affected-pair total against the
   // reference's own count.
+  // Ix2, Ix3 and I+D+M: levels above 1, whose last fault of each
+  // combination (a leaf) updates keys only.
   const KAryNCube t({3, 3}, true);
-  for (const char* m : {"I", "I+D"}) {
+  for (const char* m : {"I", "I+D", "Ix2", "Ix3", "I+D+M"}) {
     const FaultToleranceAnalyzer an(t, parse_mechanism(m));
     const auto rows = an.exhaustive(1, 3, {}, 2, nullptr);
     ASSERT_EQ(rows.size(), 3U);
