@@ -213,7 +213,7 @@ std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
 }
 
 inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool& older_ready,
-                                 std::uint64_t& rerouted_vcs, std::uint64_t free_ports) {
+                                 std::uint64_t free_ports) {
   NetworkContext& ctx = r.m_ctx;
   const int nq = r.m_nq;
   const int lanes = r.m_lanes;
@@ -225,8 +225,9 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
     older_ready = true;
   }
   if (iv.route_epoch != r.m_route.epoch()) {
-    rerouted_vcs |= v / lanes < 64 ? 1ULL << (v / lanes) : ~0ULL;
-    if (!r.compute_route(p, v, iv.packet)) {
+    const bool routed = r.compute_route(p, v, iv.packet);
+    if (lanes > 1) older_ports_of_input(r, p);  // the later heads compare with the new route
+    if (!routed) {
       // purged by route_computation below
       ctx.drop(iv.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
       return;
@@ -240,10 +241,7 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
   int best_score = -1;
   int best_prio = INT_MAX;
   // VOQ: packets to one output port leave in arrival order.
-  const std::uint64_t blocked = lanes == 1 ? 0
-                                : (rerouted_vcs >> (v / lanes < 64 ? v / lanes : 63) & 1U) != 0ULL
-                                    ? r.older_waiting_ports(p, v)
-                                    : m_older_ports[static_cast<std::size_t>(v)];
+  const std::uint64_t blocked = lanes == 1 ? 0 : m_older_ports[static_cast<std::size_t>(v)];
   // No candidate port with a free VC (or all of them held by older
   // packets): no request, whatever the credits.
   if ((iv.route_ports & free_ports & ~blocked) == 0) return;
@@ -297,13 +295,11 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
   }
   for (int p = 0; p < radix; ++p) {
     const InputUnit& ip = *r.m_in[static_cast<std::size_t>(p)];
-    // VOQ: the older packets' ports of every queue of this input at once;
-    // a VC whose routes change below (new route epoch) falls back to the
-    // per-queue scan for its later queues, which sees the new routes.
+    // VOQ: the older packets' ports of every queue of this input at once
+    // (again after a head is rerouted under a new route epoch).
     bool older_ready = false;
-    std::uint64_t rerouted_vcs = 0;  // bit per VC (queue / lanes, the first 64)
     ip.waiting_va.visit(0, nq, [&](int v) {
-      request(r, p, v, c, older_ready, rerouted_vcs, free_ports);
+      request(r, p, v, c, older_ready, free_ports);
       return false;
     });
   }
@@ -688,20 +684,6 @@ bool Router::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& c
     return m_ctx.params.vc_realloc == VcRealloc::kNonAtomic || ov.credits == m_ctx.params.buffer_flits;
   const bool bubble = cand.enters_ring || (from_node && adaptive_bubble(m_ctx.params.injection));
   return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
-}
-
-std::uint64_t Router::older_waiting_ports(int p, int q) const {
-  const int first = q / m_lanes * m_lanes;
-  const auto& queues = m_in[static_cast<std::size_t>(p)]->queues;
-  const std::uint32_t arrival = queues[q].arrival;
-  std::uint64_t ports = 0;
-  for (int l = first; l < first + m_lanes; ++l) {
-    const InputVc& o = queues[l];
-    // Unsigned difference: arrival counters may wrap.
-    if (l == q || o.state != InputVc::State::kVcAlloc || static_cast<std::int32_t>(o.arrival - arrival) >= 0) continue;
-    for (const RouteCandidate& cand : o.route) ports |= 1ULL << cand.port;
-  }
-  return ports;
 }
 
 bool Router::compute_route(int p, int q, std::uint32_t packet) {

@@ -125,9 +125,6 @@ class Router : public sc_core::sc_module {
   void tick();
   std::uint64_t now() const;
   void receive(std::uint64_t now);
-  /// VOQ: output ports asked for by packets of queue q's input VC that
-  /// arrived before it and still wait for VC allocation (bit per port).
-  std::uint64_t older_waiting_ports(int p, int q) const;
   void route_computation(std::uint64_t now);
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);

@@ -313,16 +313,16 @@ class VcAllocator : public sc_core::sc_module {
     int in_port, in_vc, out_port, out_vc;
     bool counts_move;
   };
-  /// VOQ: for each queue of one input port, the output ports of the older
-  /// packets waiting in its VC (Router::older_waiting_ports), all computed in
-  /// one pass: sort the waiting queues by arrival, then a prefix union.
+  /// VOQ: for each waiting queue of input port p, into m_older_ports, the
+  /// output ports (bit per port) asked for by the packets of its VC that
+  /// arrived before it and still wait for VC allocation; one pass over the
+  /// VC's arrival list (prefix union), trimming heads that left VC allocation.
   void older_ports_of_input(Router& r, int p);
   /// Output port o's VCs that are not allocated (0 when o is unconnected or
   /// dead), bit per VC.
   static std::uint32_t unallocated_vcs(const Router& r, int o);
   /// Forms queue v of port p's request (if any) into m_requests.
-  void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t& rerouted_vcs,
-               std::uint64_t free_ports);
+  void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
   std::vector<std::vector<int>> m_rr;  ///< per output port and VC: round-robin pointer
   std::vector<Request> m_requests;
   std::vector<int> m_waiting;                ///< queues of the current input port in kVcAlloc
