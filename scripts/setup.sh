@@ -4,7 +4,8 @@
 set -euo pipefail
 PACKAGES=(build-essential cmake pkg-config libsystemc-dev libgtest-dev libgmock-dev libfmt-dev libyaml-cpp-dev
           libcli11-dev nlohmann-json3-dev libspdlog-dev gnuplot-nox verilator yosys clang libfuzzer-14-dev
-          gtkwave xvfb xauth imagemagick python3 libopenmpi-dev openmpi-bin slurm-wlm munge)
+          gtkwave xvfb xauth imagemagick python3 libopenmpi-dev openmpi-bin slurm-wlm munge
+          opensm ibsim-utils)
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
