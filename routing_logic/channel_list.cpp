@@ -63,7 +63,8 @@ bool ChannelList::has_dependency(int u, int v) const {
   return std::find(s.begin(), s.end(), v) != s.end();
 }
 
-std::optional<std::vector<int>> ChannelList::channels_to_move(int u, int v) const {
+std::optional<std::vector<int>> ChannelList::channels_to_move(int u, int v,
+                                                              const std::vector<std::pair<int, int>>* extra) const {
   if (u == v) return std::nullopt;
   const int top = position(u);
   if (position(v) > top) return std::vector<int>{};
@@ -82,6 +83,12 @@ std::optional<std::vector<int>> ChannelList::channels_to_move(int u, int v) cons
         in[static_cast<std::size_t>(w)] = 1;
         stack.push_back(w);
       }
+    if (extra != nullptr)
+      for (const auto& [a, w] : *extra)
+        if (a == c && !in[static_cast<std::size_t>(w)] && position(w) <= top) {
+          in[static_cast<std::size_t>(w)] = 1;
+          stack.push_back(w);
+        }
   }
   std::sort(reached.begin(), reached.end(), [this](int a, int b) { return position(a) < position(b); });
   return reached;
@@ -115,6 +122,14 @@ int ChannelList::enable(int u, int v) {
     ++m_edges;
   }
   return static_cast<int>(moved->size());
+}
+
+void ChannelList::remove_dependency(int u, int v) {
+  auto& s = m_succ[static_cast<std::size_t>(u)];
+  const auto it = std::find(s.begin(), s.end(), v);
+  if (it == s.end()) return;
+  s.erase(it);
+  --m_edges;
 }
 
 bool ChannelList::valid() const {

@@ -44,7 +44,11 @@ class ChannelList {
   /// dependencies without rising above u, in list order. Empty when the turn
   /// is already legal; std::nullopt when u is among them, i.e. the turn would
   /// close a cycle and is refused.
-  std::optional<std::vector<int>> channels_to_move(int u, int v) const;
+  /// `extra`: dependencies not recorded in the list but to be treated as
+  /// present (each must point upwards: a path's legal new turns checked
+  /// together, section IV-A design choice 2), or nullptr.
+  std::optional<std::vector<int>> channels_to_move(int u, int v,
+                                                   const std::vector<std::pair<int, int>>* extra = nullptr) const;
 
   /// Enables the dependency u -> v: moves channels_to_move(u, v) to just
   /// above u, keeping their order, and records the dependency. Returns the
@@ -52,6 +56,12 @@ class ChannelList {
   /// dependency), or -1 when the turn is refused (nothing changes). u == v
   /// is refused.
   int enable(int u, int v);
+
+  /// Forgets the dependency u -> v (no-op when absent). The order stays
+  /// valid: removing a dependency never makes another point downwards. Used
+  /// to undo a tentative enable (LASH's layer trial); DQR itself never
+  /// removes dependencies (section III).
+  void remove_dependency(int u, int v);
 
   /// True when every recorded dependency points upwards and the order is a
   /// permutation of the channels (checked from scratch, O(channels + deps)).

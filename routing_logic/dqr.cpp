@@ -19,7 +19,8 @@ struct Engine::DestState {
   std::vector<signed char> status;        // 1 delivers over live links, 2 broken (dead link, no entry, loop)
   std::vector<int> dist;                  // broken: switch hops from here to where the route breaks
   std::vector<char> carrier;              // some flow to d passes this switch
-  std::vector<std::vector<int>> feeders;  // channels carrying d traffic into the switch
+  std::vector<std::uint32_t> layers;      // the virtual layers of the flows to d through the switch (bit mask)
+  std::vector<std::vector<int>> feeders;  // channels (with their layers) carrying d traffic into the switch
   bool any_broken_carrier = false;
 };
 
@@ -75,6 +76,7 @@ void Engine::dest_state(NodeId d, DestState& st) const {
   st.status.assign(routers, 0);
   st.dist.assign(routers, 0);
   st.carrier.assign(routers, 0);
+  st.layers.assign(routers, 0);
   if (st.feeders.size() != routers) st.feeders.assign(routers, {});
   for (auto& f : st.feeders) f.clear();
   st.any_broken_carrier = false;
@@ -114,12 +116,16 @@ void Engine::dest_state(NodeId d, DestState& st) const {
       st.dist[wi] = base + static_cast<int>(walk.size() - 1 - i);
     }
   }
-  // Carriers: every switch on the route of some flow to d.
+  // Carriers: every switch on the route of some flow to d, with the layers
+  // of those flows (a walk stops where its layer is already marked: the
+  // rest of the route has it too).
   for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
     if (s == d) continue;
     RouterId x = m_topo.node_router(s);
-    while (!st.carrier[static_cast<std::size_t>(x)]) {
+    const std::uint32_t bit = 1u << m_layers.of(s, d, m_topo.num_nodes());
+    while (!(st.layers[static_cast<std::size_t>(x)] & bit)) {
       st.carrier[static_cast<std::size_t>(x)] = 1;
+      st.layers[static_cast<std::size_t>(x)] |= bit;
       const PortId p = m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
       if (p == kNone) break;
       const PortPeer& pp = m_topo.peer(x, p);
@@ -135,7 +141,8 @@ void Engine::dest_state(NodeId d, DestState& st) const {
     if (p == kNone) continue;
     const PortPeer& pp = m_topo.peer(r, p);
     if (pp.kind != PortPeer::Kind::kRouter || m_dead[static_cast<std::size_t>(pp.link)]) continue;
-    st.feeders[static_cast<std::size_t>(pp.id)].push_back(channel(r, p));
+    for (std::uint32_t m = st.layers[ri]; m != 0; m &= m - 1)
+      st.feeders[static_cast<std::size_t>(pp.id)].push_back(layered(channel(r, p), __builtin_ctz(m)));
   }
 }
 
@@ -151,8 +158,9 @@ std::vector<std::pair<int, int>> Engine::traced_dependencies() const {
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
       if (s == d) continue;
       int prev = -1;
+      const int layer = m_layers.of(s, d, m_topo.num_nodes());
       follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [&](RouterId r, PortId p) {
-        const int c = channel(r, p);
+        const int c = layered(channel(r, p), layer);
         if (prev >= 0) deps.emplace(prev, c);
         prev = c;
       });
@@ -172,16 +180,19 @@ std::size_t Engine::undelivered_flows() const {
 }
 
 RouterId Engine::channel_head(int c) const {
+  c = base_of(c);
   const Link& k = m_topo.link(c / 2);
   return (c % 2 == 0) ? static_cast<RouterId>(k.b) : k.a;
 }
 
 RouterId Engine::channel_tail(int c) const {
+  c = base_of(c);
   const Link& k = m_topo.link(c / 2);
   return (c % 2 == 0) ? k.a : static_cast<RouterId>(k.b);
 }
 
 PortId Engine::channel_port(int c) const {
+  c = base_of(c);
   const Link& k = m_topo.link(c / 2);
   return (c % 2 == 0) ? k.a_port : k.b_port;
 }
@@ -213,11 +224,19 @@ bool Engine::connected_without(LinkId l) const {
   return true;
 }
 
-Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables)
+Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers)
     : m_topo(topo),
       m_tables(std::move(tables)),
       m_dead(static_cast<std::size_t>(topo.num_links()), 0),
-      m_list(2 * topo.num_links(), {}) {
+      m_layers(std::move(layers)),
+      m_list(0, {}) {
+  const std::size_t flows = static_cast<std::size_t>(topo.num_nodes()) * static_cast<std::size_t>(topo.num_nodes());
+  if (m_layers.count < 1 || m_layers.count > 32)
+    throw ConfigError(fmt::format("dqr: {} virtual layers (1..32)", m_layers.count));
+  if (!m_layers.of_flow.empty() && m_layers.of_flow.size() != flows)
+    throw ConfigError(fmt::format("dqr: layers for {} flows, the fabric has {}", m_layers.of_flow.size(), flows));
+  for (const std::uint8_t l : m_layers.of_flow)
+    if (l >= m_layers.count) throw ConfigError(fmt::format("dqr: a flow in layer {} of {}", l, m_layers.count));
   if (static_cast<int>(m_tables.size()) != topo.num_routers())
     throw ConfigError(fmt::format("dqr: {} switch tables for {} switches", m_tables.size(), topo.num_routers()));
   for (const auto& row : m_tables)
@@ -226,7 +245,7 @@ Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables)
   if (const std::size_t u = undelivered_flows(); u > 0)
     throw ConfigError(fmt::format("dqr: the initial tables leave {} flows undelivered", u));
   try {
-    m_list = ChannelList(2 * topo.num_links(), traced_dependencies());
+    m_list = ChannelList(m_layers.count * 2 * topo.num_links(), traced_dependencies());
   } catch (const std::invalid_argument& e) {
     throw ConfigError(fmt::format("dqr: the initial routing is not deadlock-free: {}", e.what()));
   }
@@ -242,6 +261,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   }
   const auto before_tables = m_tables;
   const ChannelList before_list = m_list;
+  const auto before_layers = m_layers.of_flow;
   double stretch_sum = 0;
   std::size_t stretch_flows = 0;
   auto finish = [&](bool ok, std::string why) {
@@ -250,6 +270,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
     if (!ok) {
       m_tables = before_tables;
       m_list = before_list;
+      m_layers.of_flow = before_layers;
     } else {
       for (std::size_t r = 0; r < m_tables.size(); ++r) {
         std::size_t last_block = std::numeric_limits<std::size_t>::max();
@@ -271,7 +292,8 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
     return finish(false, "the faults disconnect the fabric");
   }
   const int routers = m_topo.num_routers();
-  const int channels = m_list.num_channels();
+  const int nodes = m_topo.num_nodes();
+  const int base_channels = 2 * m_topo.num_links();
   auto head = [this](int c) { return channel_head(c); };
   auto tail = [this](int c) { return channel_tail(c); };
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -284,15 +306,200 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       run_plugin(static_cast<RouterId>(k.b), k.b_port, opt, res);
     }
 
+  /// A path found by one search: its channels from y (layer 0 ids), its
+  /// cost, the new turns to enable in order (layered ids) and where it ends.
+  struct Found {
+    double cost = kInf;
+    std::vector<int> path;
+    std::vector<std::pair<int, int>> turns;
+    bool merges = false;  ///< joins an intact route (else reaches d's switch)
+  };
   DestState st;
-  for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
+  for (NodeId d = 0; d < nodes; ++d) {
     dest_state(d, st);
     if (!st.any_broken_carrier) continue;
     std::vector<NodeId> broken_sources;
-    for (NodeId s = 0; s < m_topo.num_nodes(); ++s)
+    for (NodeId s = 0; s < nodes; ++s)
       if (s != d && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
     std::vector<char> blocked(static_cast<std::size_t>(routers), 0);
     std::string last_failure;
+    // The route of d from switch x as channels (x intact: it delivers).
+    auto route_from = [&](RouterId x) {
+      std::vector<int> r;
+      follow_tables(m_topo, m_tables, m_dead, x, d, [&](RouterId a, PortId p) { r.push_back(channel(a, p)); });
+      return r;
+    };
+    // Dijkstra over channels from y (section IV-B step 3) for the flows
+    // through y: their layers `mask0`, entering y by `fy` (layered ids).
+    auto search = [&](RouterId y, std::uint32_t mask0, const std::vector<int>& fy) {
+      struct Label {
+        double cost = kInf;
+        int parent = -1;                         // previous channel, -1: leaves y
+        std::vector<std::pair<int, int>> turns;  // new turns along the path, in order
+        bool moved = false;                      // some turn needs the list reordered
+        std::uint32_t mask = 0;                  // layers of the flows on the path
+      };
+      std::vector<Label> lab(static_cast<std::size_t>(base_channels));
+      using QE = std::pair<double, int>;
+      std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
+      Found best;
+      int best_end = -1;
+      std::vector<std::pair<int, int>> best_merge;  // the merge's new turns
+      auto on_path = [&](int c, RouterId x) {
+        for (int k = c; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
+          if (tail(k) == x) return true;
+        return false;
+      };
+      // Cost of the turns `need` after the label of `from` (or from y when
+      // from < 0), or infinity when one cannot be enabled.
+      auto turns_cost = [&](int from, const std::vector<std::pair<int, int>>& need, bool& moves) {
+        moves = false;
+        const Label* l = from >= 0 ? &lab[static_cast<std::size_t>(from)] : nullptr;
+        const bool whole = opt.check == Check::kWholePath;
+        // Whole-path check: the list as the path's earlier turns leave it, and
+        // updated with each turn of this step. While every turn so far is
+        // legal the order is unchanged and they ride along as extra
+        // dependencies (they can still close a cycle with a later illegal
+        // turn); the list is copied once a turn reorders it.
+        std::optional<ChannelList> local;
+        std::vector<std::pair<int, int>> extra;
+        if (whole && l != nullptr) {
+          if (l->moved) {
+            local = m_list;
+            for (const auto& [u, v] : l->turns) local->enable(u, v);
+          } else {
+            extra = l->turns;
+          }
+        }
+        auto in_extra = [&](int u, int v) {
+          return std::find(extra.begin(), extra.end(), std::pair<int, int>{u, v}) != extra.end();
+        };
+        double cost = 0;
+        for (std::size_t i = 0; i < need.size(); ++i) {
+          const auto [u, v] = need[i];
+          const ChannelList& now = local ? *local : m_list;
+          if (now.has_dependency(u, v) || (!local && in_extra(u, v))) continue;
+          const bool legal = now.legal(u, v);
+          if (legal) {
+            cost += opt.legal_new;
+          } else if (now.channels_to_move(u, v, local ? nullptr : &extra).has_value()) {
+            cost += opt.enable_cost;
+            moves = true;
+          } else {
+            return kInf;
+          }
+          if (whole && i + 1 < need.size()) {
+            if (legal && !local) {
+              extra.emplace_back(u, v);
+            } else {
+              if (!local) {
+                local = m_list;
+                for (const auto& [a, b] : extra) local->enable(a, b);
+              }
+              local->enable(u, v);
+            }
+          }
+        }
+        return cost;
+      };
+      auto relax = [&](int from, int c, double base, const std::vector<std::pair<int, int>>& need, std::uint32_t mask) {
+        bool moves = false;
+        const double tc = turns_cost(from, need, moves);
+        if (tc == kInf) return;
+        const double cost = base + 1.0 + tc;
+        Label& l = lab[static_cast<std::size_t>(c)];
+        if (cost >= l.cost) return;
+        l.cost = cost;
+        l.parent = from;
+        l.turns = from >= 0 ? lab[static_cast<std::size_t>(from)].turns : std::vector<std::pair<int, int>>{};
+        l.moved = (from >= 0 && lab[static_cast<std::size_t>(from)].moved) || moves;
+        l.mask = mask;
+        for (const auto& t : need)
+          if (!m_list.has_dependency(t.first, t.second)) l.turns.push_back(t);
+        pq.emplace(cost, c);
+      };
+      // The turns from c into n for every layer of `mask`.
+      auto add_turns = [&](std::vector<std::pair<int, int>>& need, int c, int n, std::uint32_t mask) {
+        for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+          const int layer = __builtin_ctz(m);
+          need.emplace_back(layered(c, layer), layered(n, layer));
+        }
+      };
+      for (PortId p = 0; p < m_topo.radix(y); ++p) {
+        const int c = channel(y, p);
+        if (c < 0 || m_dead[static_cast<std::size_t>(c / 2)]) continue;
+        std::vector<std::pair<int, int>> need;
+        bool uturn = false;
+        for (int f : fy) {
+          uturn |= (base_of(f) ^ 1) == c;
+          need.emplace_back(f, layered(c, layer_of_channel(f)));
+        }
+        if (!uturn) relax(-1, c, 0.0, need, mask0);
+      }
+      while (!pq.empty()) {
+        const auto [cost, c] = pq.top();
+        pq.pop();
+        const Label& lc = lab[static_cast<std::size_t>(c)];
+        if (cost > lc.cost || cost >= best.cost) continue;
+        const RouterId x = head(c);
+        if (x == m_topo.node_router(d)) {
+          best.cost = cost;
+          best_end = c;
+          best.merges = false;
+          best_merge.clear();
+          continue;
+        }
+        if (st.status[static_cast<std::size_t>(x)] == 1) {
+          // Merge into x's intact route: the turn into its entry, and in
+          // layers that did not use that route before, its turns onwards.
+          const int out = channel(x, m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)]);
+          if (out == (c ^ 1)) continue;  // a U-turn
+          std::vector<std::pair<int, int>> need;
+          add_turns(need, c, out, lc.mask);
+          // Layers whose flows already pass x have its onward turns.
+          const std::uint32_t fresh = lc.mask & ~st.layers[static_cast<std::size_t>(x)];
+          if (fresh != 0) {
+            const std::vector<int> onward = route_from(x);
+            for (std::size_t i = 0; i + 1 < onward.size(); ++i) add_turns(need, onward[i], onward[i + 1], fresh);
+          }
+          bool moves = false;
+          const double tc = turns_cost(c, need, moves);
+          if (tc == kInf || cost + tc >= best.cost) continue;
+          best.cost = cost + tc;
+          best_end = c;
+          best.merges = true;
+          best_merge.clear();
+          for (const auto& t : need)
+            if (!m_list.has_dependency(t.first, t.second)) best_merge.push_back(t);
+          continue;
+        }
+        const bool carrier = st.carrier[static_cast<std::size_t>(x)] != 0;
+        const std::uint32_t mask = lc.mask | (carrier ? st.layers[static_cast<std::size_t>(x)] : 0u);
+        for (PortId p = 0; p < m_topo.radix(x); ++p) {
+          const int n = channel(x, p);
+          if (n < 0 || n == (c ^ 1) || m_dead[static_cast<std::size_t>(n / 2)] || on_path(c, head(n))) continue;
+          if (head(n) == y || blocked[static_cast<std::size_t>(head(n))]) continue;
+          std::vector<std::pair<int, int>> need;
+          add_turns(need, c, n, lc.mask);
+          bool uturn = false;
+          if (carrier)
+            for (int f : st.feeders[static_cast<std::size_t>(x)]) {
+              if (base_of(f) == c) continue;
+              uturn |= (base_of(f) ^ 1) == n;
+              need.emplace_back(f, layered(n, layer_of_channel(f)));
+            }
+          if (!uturn) relax(c, n, cost, need, mask);
+        }
+      }
+      if (best_end >= 0) {
+        for (int k = best_end; k >= 0; k = lab[static_cast<std::size_t>(k)].parent) best.path.push_back(k);
+        std::reverse(best.path.begin(), best.path.end());
+        best.turns = lab[static_cast<std::size_t>(best_end)].turns;
+        best.turns.insert(best.turns.end(), best_merge.begin(), best_merge.end());
+      }
+      return best;
+    };
+
     for (int guard = 0; guard <= 4 * routers * routers; ++guard) {
       if (guard > 0) dest_state(d, st);
       // The unblocked broken carrier nearest the point of failure along its
@@ -319,132 +526,77 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       if (y == kNone)
         return finish(false, fmt::format("destination {}: no deadlock-free path{}", m_topo.node_label(d),
                                          last_failure.empty() ? "" : " (" + last_failure + ")"));
-      // Dijkstra over channels from y (section IV-B step 3).
-      struct Label {
-        double cost = kInf;
-        int parent = -1;                         // previous channel, -1: leaves y
-        std::vector<std::pair<int, int>> turns;  // new turns along the path, in order
-        bool moved = false;                      // some turn needs the list reordered
-      };
-      std::vector<Label> lab(static_cast<std::size_t>(channels));
-      using QE = std::pair<double, int>;
-      std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
-      int best_end = -1;
-      double best_cost = kInf;
-      int best_merge_channel = -1;  // channel the path merges into (x's entry), or -1: delivers
-      auto on_path = [&](int c, RouterId x) {
-        for (int k = c; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
-          if (tail(k) == x) return true;
-        return false;
-      };
-      // Cost of the turns `need` after the label of `from` (or from y when
-      // from < 0), or infinity when one cannot be enabled.
-      auto turns_cost = [&](int from, const std::vector<std::pair<int, int>>& need, bool& moves) {
-        moves = false;
-        const Label* l = from >= 0 ? &lab[static_cast<std::size_t>(from)] : nullptr;
-        const bool whole = opt.check == Check::kWholePath;
-        // Whole-path check: the list as the path's earlier turns leave it, and
-        // updated with each turn of this step; copied only when it differs.
-        std::optional<ChannelList> local;
-        if (whole && l != nullptr && l->moved) {
-          local = m_list;
-          for (const auto& [u, v] : l->turns) local->enable(u, v);
-        }
-        double cost = 0;
-        for (std::size_t i = 0; i < need.size(); ++i) {
-          const auto [u, v] = need[i];
-          const ChannelList& now = local ? *local : m_list;
-          if (now.has_dependency(u, v)) continue;
-          if (now.legal(u, v)) {
-            cost += opt.legal_new;
-          } else if (now.channels_to_move(u, v).has_value()) {
-            cost += opt.enable_cost;
-            moves = true;
-          } else {
-            return kInf;
-          }
-          if (whole && i + 1 < need.size()) {
-            if (!local) local = m_list;
-            local->enable(u, v);
-          }
-        }
-        return cost;
-      };
-      auto relax = [&](int from, int c, double base, const std::vector<std::pair<int, int>>& need) {
-        bool moves = false;
-        const double tc = turns_cost(from, need, moves);
-        if (tc == kInf) return;
-        const double cost = base + 1.0 + tc;
-        Label& l = lab[static_cast<std::size_t>(c)];
-        if (cost >= l.cost) return;
-        l.cost = cost;
-        l.parent = from;
-        l.turns = from >= 0 ? lab[static_cast<std::size_t>(from)].turns : std::vector<std::pair<int, int>>{};
-        l.moved = (from >= 0 && lab[static_cast<std::size_t>(from)].moved) || moves;
-        for (const auto& t : need)
-          if (!m_list.has_dependency(t.first, t.second)) l.turns.push_back(t);
-        pq.emplace(cost, c);
-      };
       const auto& fy = st.feeders[static_cast<std::size_t>(y)];
-      for (PortId p = 0; p < m_topo.radix(y); ++p) {
-        const int c = channel(y, p);
-        if (c < 0 || m_dead[static_cast<std::size_t>(c / 2)]) continue;
-        std::vector<std::pair<int, int>> need;
-        bool uturn = false;
-        for (int f : fy) {
-          uturn |= (f ^ 1) == c;
-          need.emplace_back(f, c);
+      Found found = search(y, st.layers[static_cast<std::size_t>(y)], fy);
+      // Every other layer (section IV-A design choice 1): the flows through
+      // y move there whole, so the turns of their routes up to y must be
+      // enabled in that layer too.
+      std::vector<std::pair<int, int>> prefix;
+      int move_to = -1;
+      if (found.path.empty() && opt.move_layers && m_layers.count > 1) {
+        std::vector<RouterId> subtree;  // broken carriers whose route runs through y (y included)
+        for (RouterId z = 0; z < routers; ++z) {
+          if (!st.carrier[static_cast<std::size_t>(z)] || st.status[static_cast<std::size_t>(z)] != 2) continue;
+          RouterId x = z;
+          for (int hops = 0; x != y && x != kNone && hops <= routers; ++hops) {
+            const PortId p = m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
+            const PortPeer& pp = m_topo.peer(x, p);
+            x = (p != kNone && pp.kind == PortPeer::Kind::kRouter && !m_dead[static_cast<std::size_t>(pp.link)])
+                    ? pp.id
+                    : kNone;
+          }
+          if (x == y) subtree.push_back(z);
         }
-        if (!uturn) relax(-1, c, 0.0, need);
-      }
-      while (!pq.empty()) {
-        const auto [cost, c] = pq.top();
-        pq.pop();
-        if (cost > lab[static_cast<std::size_t>(c)].cost || cost >= best_cost) continue;
-        const RouterId x = head(c);
-        if (x == m_topo.node_router(d)) {
-          best_cost = cost;
-          best_end = c;
-          best_merge_channel = -1;
-          continue;
-        }
-        if (st.status[static_cast<std::size_t>(x)] == 1) {
-          // Merge into x's intact route: the turn into its entry.
-          const int out = channel(x, m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)]);
-          if (out == (c ^ 1)) continue;  // a U-turn
-          bool moves = false;
-          const double tc = turns_cost(c, {{c, out}}, moves);
-          if (tc == kInf || cost + tc >= best_cost) continue;
-          best_cost = cost + tc;
-          best_end = c;
-          best_merge_channel = out;
-          continue;
-        }
-        for (PortId p = 0; p < m_topo.radix(x); ++p) {
-          const int n = channel(x, p);
-          if (n < 0 || n == (c ^ 1) || m_dead[static_cast<std::size_t>(n / 2)] || on_path(c, head(n))) continue;
-          if (head(n) == y || blocked[static_cast<std::size_t>(head(n))]) continue;
-          std::vector<std::pair<int, int>> need{{c, n}};
-          bool uturn = false;
-          if (st.carrier[static_cast<std::size_t>(x)])
-            for (int f : st.feeders[static_cast<std::size_t>(x)]) {
-              if (f == c) continue;
-              uturn |= (f ^ 1) == n;
-              need.emplace_back(f, n);
+        for (int layer = 0; layer < m_layers.count; ++layer) {
+          std::vector<std::pair<int, int>> pre;
+          for (RouterId z : subtree) {
+            if (z == y) continue;
+            const int out = channel(z, m_tables[static_cast<std::size_t>(z)][static_cast<std::size_t>(d)]);
+            for (int f : st.feeders[static_cast<std::size_t>(z)]) {
+              const std::pair<int, int> t{layered(base_of(f), layer), layered(out, layer)};
+              if (std::find(pre.begin(), pre.end(), t) == pre.end()) pre.push_back(t);
             }
-          if (!uturn) relax(c, n, cost, need);
+          }
+          std::vector<int> fy_moved;
+          for (int f : fy) {
+            const int g = layered(base_of(f), layer);
+            if (std::find(fy_moved.begin(), fy_moved.end(), g) == fy_moved.end()) fy_moved.push_back(g);
+          }
+          ChannelList saved = m_list;
+          bool ok = true;
+          for (const auto& [u, v] : pre)
+            if (!m_list.has_dependency(u, v) && m_list.enable(u, v) < 0) {
+              ok = false;
+              break;
+            }
+          if (ok) {
+            Found f = search(y, 1u << layer, fy_moved);
+            if (!f.path.empty() && f.cost < found.cost) {
+              found = std::move(f);
+              prefix = pre;
+              move_to = layer;
+            }
+          }
+          m_list = std::move(saved);
         }
+        if (move_to >= 0)
+          for (RouterId z : subtree)
+            for (NodeId s = 0; s < nodes; ++s)
+              if (s != d && m_topo.node_router(s) == z) {
+                auto& l = m_layers.of_flow[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes) + d];
+                res.flows_moved += l != move_to;
+                l = static_cast<std::uint8_t>(move_to);
+              }
       }
-      if (best_end < 0) {
+      if (found.path.empty()) {
         blocked[static_cast<std::size_t>(y)] = 1;
         last_failure = "none from switch " + m_topo.router_label(y);
         continue;
       }
       std::fill(blocked.begin(), blocked.end(), 0);
       // Enable the path's turns (step 3a) and write its entries (step 4).
-      std::vector<std::pair<int, int>> turns = lab[static_cast<std::size_t>(best_end)].turns;
-      if (best_merge_channel >= 0 && !m_list.has_dependency(best_end, best_merge_channel))
-        turns.emplace_back(best_end, best_merge_channel);
+      std::vector<std::pair<int, int>> turns = std::move(prefix);
+      turns.insert(turns.end(), found.turns.begin(), found.turns.end());
       for (const auto& [u, v] : turns) {
         if (m_list.has_dependency(u, v)) continue;
         const bool was_legal = m_list.legal(u, v);
@@ -455,10 +607,10 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         res.turns_moved += !was_legal;
         res.channels_moved += static_cast<std::size_t>(t);
       }
-      for (int k = best_end; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
+      for (int k : found.path)
         m_tables[static_cast<std::size_t>(tail(k))][static_cast<std::size_t>(d)] = channel_port(k);
-      if (best_merge_channel < 0)
-        m_tables[static_cast<std::size_t>(head(best_end))][static_cast<std::size_t>(d)] = m_topo.node_port(d);
+      if (!found.merges)
+        m_tables[static_cast<std::size_t>(head(found.path.back()))][static_cast<std::size_t>(d)] = m_topo.node_port(d);
     }
     // Stretch of the rerouted flows: new hops over the shortest live hops.
     if (!broken_sources.empty()) {
@@ -484,18 +636,42 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
 void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) {
   const int failed_c = channel(u, up);
   if (failed_c < 0) return;
+  if (m_layers.count == 1) {
+    run_plugin_layer(u, up, 0, opt, res);
+    return;
+  }
+  // Several layers: a detour in each layer whose traffic used the link.
+  const RouterId v = m_topo.peer(u, up).id;
+  for (int layer = 0; layer < m_layers.count; ++layer) {
+    bool used = false;
+    const int f = layered(failed_c, layer);
+    for (PortId p = 0; p < m_topo.radix(u) && !used; ++p) {
+      const int c = channel(u, p);
+      used = c >= 0 && m_list.has_dependency(layered(c ^ 1, layer), f);
+    }
+    for (PortId p = 0; p < m_topo.radix(v) && !used; ++p) {
+      const int c = channel(v, p);
+      used = c >= 0 && m_list.has_dependency(f, layered(c, layer));
+    }
+    if (used) run_plugin_layer(u, up, layer, opt, res);
+  }
+}
+
+void Engine::run_plugin_layer(RouterId u, PortId up, int layer, const Options& opt, Result& res) {
+  const int failed_c = channel(u, up);
   const RouterId v = m_topo.peer(u, up).id;
   auto live = [&](int c) { return c >= 0 && !m_dead[static_cast<std::size_t>(c / 2)]; };
   auto head = [this](int c) { return channel_head(c); };
+  auto L = [&](int c) { return layered(c, layer); };
   // The traffic that used the link: the old dependencies into and out of it.
   std::vector<int> entry, exit;
   for (PortId p = 0; p < m_topo.radix(u); ++p) {
     const int c = channel(u, p);
-    if (live(c) && m_list.has_dependency(c ^ 1, failed_c)) entry.push_back(c ^ 1);
+    if (live(c) && m_list.has_dependency(L(c ^ 1), L(failed_c))) entry.push_back(c ^ 1);
   }
   for (PortId p = 0; p < m_topo.radix(v); ++p) {
     const int c = channel(v, p);
-    if (live(c) && m_list.has_dependency(failed_c, c)) exit.push_back(c);
+    if (live(c) && m_list.has_dependency(L(failed_c), L(c))) exit.push_back(c);
   }
   std::vector<int> detour;
   if (opt.plugin == Plugin::kMeshCentre) {
@@ -514,14 +690,14 @@ void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) 
   } else {
     // The shortest detour u ~> v (hops, then turns to enable).
     constexpr double kInf = std::numeric_limits<double>::infinity();
-    std::vector<double> cost(static_cast<std::size_t>(m_list.num_channels()), kInf);
+    std::vector<double> cost(static_cast<std::size_t>(2 * m_topo.num_links()), kInf);
     std::vector<int> parent(cost.size(), -1);
     using QE = std::pair<double, int>;
     std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
     auto turn = [&](int a, int b) {
-      if (m_list.has_dependency(a, b)) return 0.0;
-      if (m_list.legal(a, b)) return opt.legal_new;
-      return m_list.channels_to_move(a, b).has_value() ? opt.enable_cost : kInf;
+      if (m_list.has_dependency(L(a), L(b))) return 0.0;
+      if (m_list.legal(L(a), L(b))) return opt.legal_new;
+      return m_list.channels_to_move(L(a), L(b)).has_value() ? opt.enable_cost : kInf;
     };
     for (PortId p = 0; p < m_topo.radix(u); ++p) {
       const int c = channel(u, p);
@@ -559,10 +735,10 @@ void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) 
   }
   std::vector<std::pair<int, int>> turns;
   for (int e : entry)
-    if (e != (detour.front() ^ 1)) turns.emplace_back(e, detour.front());
-  for (std::size_t i = 0; i + 1 < detour.size(); ++i) turns.emplace_back(detour[i], detour[i + 1]);
+    if (e != (detour.front() ^ 1)) turns.emplace_back(L(e), L(detour.front()));
+  for (std::size_t i = 0; i + 1 < detour.size(); ++i) turns.emplace_back(L(detour[i]), L(detour[i + 1]));
   for (int x : exit)
-    if (x != (detour.back() ^ 1)) turns.emplace_back(detour.back(), x);
+    if (x != (detour.back() ^ 1)) turns.emplace_back(L(detour.back()), L(x));
   if (opt.plugin_check == Check::kSingleTurn)
     for (const auto& [a, b] : turns)
       if (!m_list.has_dependency(a, b) && !m_list.legal(a, b) && !m_list.channels_to_move(a, b).has_value()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "routing_logic/channel_list.hpp"
+#include "routing_logic/lash.hpp"
 #include "routing_logic/topology.hpp"
 
 namespace ftsim::routing::dqr {
@@ -58,6 +59,14 @@ struct Options {
   /// already enabled by other paths).
   double enable_cost = 4.0;
   double legal_new = 0.001;
+  /// With several virtual layers (LASH): when the flows through a broken
+  /// switch find no path in their own layers, search every other layer with
+  /// those flows moved there, whole paths included (section IV-A design
+  /// choice 1: "can it be moved to a different layer"; section IV-B: "a
+  /// separate run of the shortest path algorithm" per layer; section V
+  /// searches every layer). The cheapest layer wins; false keeps every flow
+  /// in its layer.
+  bool move_layers = true;
 };
 
 /// The variants of section V (names from docs/reproduction/dqr.md):
@@ -90,6 +99,7 @@ struct Result {
   std::size_t channels_moved = 0;  ///< the paper's T, summed over the enabled turns
   std::size_t plugin_detours = 0;  ///< link directions whose plug-in detour was enabled
   std::size_t plugin_refused = 0;  ///< link directions where the plug-in failed (search took over)
+  std::size_t flows_moved = 0;     ///< flows (node pairs) moved to another virtual layer
   double seconds = 0;              ///< wall time of reconfigure()
 };
 
@@ -97,14 +107,17 @@ struct Result {
 /// forwarding tables (one output port per switch and destination node,
 /// notes Q7: a rerouted path may merge into a switch whose route to the
 /// destination is intact). Channels are the directed switch-to-switch links
-/// (one virtual layer). Flows are the ordered pairs of nodes.
+/// times the virtual layers (channel id = layer * 2 * links + 2 * link +
+/// direction); a flow's dependencies lie in its layer. Flows are the ordered
+/// pairs of nodes.
 class Engine {
  public:
   /// tables[router][node] = output port or kNone. Builds the channel list
   /// from the dependencies of every flow (section IV-A). Throws ConfigError
   /// when the tables do not deliver every flow or their dependencies are
-  /// cyclic (the message names a cycle).
-  Engine(const Topology& topo, std::vector<std::vector<PortId>> tables);
+  /// cyclic in some layer (the message names a cycle), or when `layers`
+  /// does not cover every flow (count 1..32).
+  Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers = {});
 
   /// Marks `failed` links dead (they accumulate over calls) and reroutes
   /// every destination whose table route crosses a dead link, end to end
@@ -117,13 +130,17 @@ class Engine {
 
   const std::vector<std::vector<PortId>>& tables() const { return m_tables; }
   const ChannelList& channel_list() const { return m_list; }
+  /// Every flow's virtual layer, as moved by reconfigurations so far.
+  const Layers& layers() const { return m_layers; }
   /// Links marked dead so far (per link, 1 = dead).
   const std::vector<char>& dead_links() const { return m_dead; }
   /// Would the live links still connect every node's switch without link l?
   bool connected_without(LinkId l) const;
-  /// Channel of the link leaving router r by port p, or -1 (node port,
-  /// unconnected). Channel id = 2 * link + (r == link.a ? 0 : 1).
+  /// Channel of the link leaving router r by port p in layer 0, or -1 (node
+  /// port, unconnected). Channel id = 2 * link + (r == link.a ? 0 : 1).
   int channel(RouterId r, PortId p) const;
+  /// The channel of base channel `base` (layer 0 id) in virtual layer `layer`.
+  int layered(int base, int layer) const { return layer * 2 * m_topo.num_links() + base; }
   /// Every dependency the current tables use, from tracing all flows.
   std::vector<std::pair<int, int>> traced_dependencies() const;
   /// Flows (ordered node pairs) the current tables do not deliver over live
@@ -134,10 +151,14 @@ class Engine {
   const Topology& m_topo;
   std::vector<std::vector<PortId>> m_tables;
   std::vector<char> m_dead;  ///< per link
+  Layers m_layers;
   ChannelList m_list;
 
-  /// Ends of channel c: the switch it enters, the switch it leaves, and
-  /// the port it leaves by.
+  int base_of(int c) const { return c % (2 * m_topo.num_links()); }
+  int layer_of_channel(int c) const { return c / (2 * m_topo.num_links()); }
+
+  /// Ends of channel c (any layer): the switch it enters, the switch it
+  /// leaves, and the port it leaves by.
   RouterId channel_head(int c) const;
   RouterId channel_tail(int c) const;
   PortId channel_port(int c) const;
@@ -152,6 +173,8 @@ class Engine {
   void dest_state(NodeId d, DestState& st) const;
   /// Section IV-B step 2 for the direction u -> v of a failed link.
   void run_plugin(RouterId u, PortId up, const Options& opt, Result& res);
+  /// The plug-in's detour for one layer.
+  void run_plugin_layer(RouterId u, PortId up, int layer, const Options& opt, Result& res);
 };
 
 }  // namespace ftsim::routing::dqr

@@ -35,8 +35,23 @@ std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topolog
   }
   if (initial == "updn") return rt::updown_tables(topo);
   if (initial.rfind("import:", 0) == 0) return tables::place(tables::LftSet::load(initial.substr(7)), topo).port;
+  if (initial == "lash")
+    throw ftsim::ConfigError(
+        "--initial lash: LASH needs a virtual layer per VC, which the cycle-level DQR model does not have; "
+        "use it with `ftsim analyze dqr` or `ftsim lft export`");
   throw ftsim::ConfigError(
-      fmt::format("--initial '{}': one of dor, updn, import:DIR (a folder with opensm-lfts.dump)", initial));
+      fmt::format("--initial '{}': one of dor, updn, lash, import:DIR (a folder with opensm-lfts.dump)", initial));
+}
+
+DqrInitial dqr_initial(const routing::Topology& topo, const std::string& initial) {
+  DqrInitial out;
+  if (initial == "lash") {
+    out.tables = routing::dqr::lash_tables(topo);
+    out.layers = routing::dqr::lash_layers(topo, out.tables);
+  } else {
+    out.tables = dqr_initial_tables(topo, initial);
+  }
+  return out;
 }
 
 namespace {
@@ -46,7 +61,7 @@ struct Point {
   int successes = 0;
   double flows_fraction = 0, entries = 0, blocks = 0, turns = 0, moved_turns = 0, channels = 0, stretch = 0;
   int stretch_count = 0;
-  double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0;
+  double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0, flows_moved = 0;
   void add(const rt::dqr::Result& r, double flows) {
     ++successes;
     flows_fraction += static_cast<double>(r.flows_disconnected) / flows;
@@ -61,6 +76,7 @@ struct Point {
     seconds += r.seconds;
     seconds_max = std::max(seconds_max, r.seconds);
     plugin_refused += static_cast<double>(r.plugin_refused);
+    flows_moved += static_cast<double>(r.flows_moved);
   }
 };
 
@@ -70,9 +86,14 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   if (opt.max_faults < 1) throw ftsim::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
   if (opt.runs < 1) throw ftsim::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
   std::vector<rt::dqr::Options> variants;
-  for (const auto& v : opt.variants) variants.push_back(rt::dqr::variant_options(v));
+  for (const auto& v : opt.variants) {
+    variants.push_back(rt::dqr::variant_options(v));
+    variants.back().move_layers = opt.move_layers;
+  }
   const auto topo = rt::make_topology(opt.topology);
-  const rt::dqr::Engine prototype(*topo, dqr_initial_tables(*topo, opt.initial));
+  DqrInitial initial = dqr_initial(*topo, opt.initial);
+  const int layers = initial.layers.count;
+  const rt::dqr::Engine prototype(*topo, std::move(initial.tables), std::move(initial.layers));
   std::vector<rt::LinkId> switch_links;
   for (rt::LinkId l = 0; l < topo->num_links(); ++l)
     if (!topo->link(l).b_is_node) switch_links.push_back(l);
@@ -84,6 +105,8 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   nlohmann::json out;
   out["topology"] = topo->spec();
   out["initial"] = opt.initial;
+  out["layers"] = layers;
+  out["layer_search"] = opt.move_layers ? "all" : "same";
   out["runs"] = opt.runs;
   out["seed"] = opt.seed;
   out["max_faults"] = opt.max_faults;
@@ -157,7 +180,8 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
                              {"stretch_max", p.stretch_max},
                              {"seconds_mean", p.seconds / k},
                              {"seconds_max", p.seconds_max},
-                             {"plugin_refused", p.plugin_refused / k}});
+                             {"plugin_refused", p.plugin_refused / k},
+                             {"flows_moved", p.flows_moved / k}});
     }
     if (opt.every_single_fault) {
       std::atomic<std::size_t> next{0};

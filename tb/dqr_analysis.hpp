@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "routing_logic/lash.hpp"
 #include "routing_logic/topology.hpp"
 
 namespace ftsim::tb {
@@ -16,14 +17,29 @@ namespace ftsim::tb {
 /// Initial destination-based tables ([router][node] = port) for DQR: "dor"
 /// (a deterministic relation's tables), "updn" (routing::updown_tables) or
 /// "import:DIR" (OpenSM's opensm-lfts.dump placed on the topology). Throws
-/// ConfigError naming the allowed values.
+/// ConfigError naming the allowed values ("lash" needs virtual layers: use
+/// dqr_initial).
 std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topology& topo, const std::string& initial);
+
+/// Initial tables and virtual layers for DQR: everything dqr_initial_tables
+/// accepts (one layer), plus "lash": dimension-order tables (minimal paths;
+/// on a torus the shorter way round) layered by routing::dqr::lash_layers
+/// (the DQR paper's tori, section V).
+struct DqrInitial {
+  std::vector<std::vector<std::int32_t>> tables;
+  routing::dqr::Layers layers;
+};
+DqrInitial dqr_initial(const routing::Topology& topo, const std::string& initial);
 
 struct DqrAnalysisOptions {
   std::string topology = "mesh:10x10";
   /// Initial routing: dor (meshes), updn (any fabric; up*/down* tables),
+  /// lash (tori: minimal dimension-order paths in LASH virtual layers),
   /// import:DIR (an OpenSM opensm-lfts.dump placed on the topology).
   std::string initial = "dor";
+  /// Search every virtual layer (true) or keep flows in theirs (false);
+  /// dqr::Options::move_layers. Matters only with several layers.
+  bool move_layers = true;
   std::vector<std::string> variants{"lr-path"};  ///< dqr::variant_names()
   int max_faults = 10;                           ///< faults per run, 1..
   int runs = 500;                                ///< the paper's 500 runs per point
@@ -40,11 +56,12 @@ struct DqrAnalysisOptions {
 /// with (seed, r), the same sequence for every variant. A drawn link whose
 /// loss would disconnect the fabric is redrawn (notes Q9); when every live
 /// link would disconnect it, the run ends and counts as a failure from then
-/// on. JSON: {topology, initial, runs, seed, max_faults, flows, links,
+/// on. JSON: {topology, initial, layers (virtual layer count), layer_search
+/// ("all" | "same"), runs, seed, max_faults, flows, links,
 /// variants: [{variant, points: [{faults, success_probability, successes,
 /// flows_rerouted_fraction, entries_changed, blocks_changed, turns_enabled,
 /// turns_moved, channels_moved, stretch_mean, stretch_max, seconds_mean,
-/// seconds_max, plugin_refused}], single_faults: {links, succeeded,
+/// seconds_max, plugin_refused, flows_moved}], single_faults: {links, succeeded,
 /// failed: [link labels, at most 50]} with every_single_fault}], wall_seconds}; cost figures are means
 /// over the successful reconfigurations at that fault count. Throws
 /// ConfigError for a bad topology, initial routing, variant or range.

@@ -320,18 +320,19 @@ void lft_export_command(const std::string& topology, const std::string& initial,
                         const std::string& variant, const std::string& out) {
   namespace rt = ftsim::routing;
   const auto topo = rt::make_topology(topology);
-  auto tables = ftsim::tb::dqr_initial_tables(*topo, initial);
+  auto init = ftsim::tb::dqr_initial(*topo, initial);
+  auto& tables = init.tables;
   ftsim::tables::LftSet like;
   if (initial.rfind("import:", 0) == 0) like = ftsim::tables::LftSet::load(initial.substr(7));
   std::string what = "initial " + initial;
   if (!faults.empty()) {
     std::vector<rt::LinkId> links;
     for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
-    rt::dqr::Engine engine(*topo, tables);
+    rt::dqr::Engine engine(*topo, tables, init.layers);
     const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
     if (!r.success)
-      throw ftsim::ConfigError(
-          fmt::format("lft export: DQR {} could not reconfigure around {}", variant, fmt::join(faults, ", ")));
+      throw ftsim::ConfigError(fmt::format("lft export: DQR {} could not reconfigure around {}: {}", variant,
+                                           fmt::join(faults, ", "), r.failure));
     tables = engine.tables();
     what += fmt::format(", DQR {} after {} ({} entries changed)", variant, fmt::join(faults, ", "), r.entries_changed);
   }
@@ -526,7 +527,13 @@ int sc_main(int argc, char* argv[]) {
   dqr->add_option("--topology", dq.topology,
                   "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net (default mesh:10x10)");
   dqr->add_option("--initial", dq.initial,
-                  "initial tables: dor, updn (up*/down*) or import:DIR (OpenSM opensm-lfts.dump) (default dor)");
+                  "initial tables: dor, updn (up*/down*), lash (tori: minimal DOR paths in LASH virtual layers) or "
+                  "import:DIR (OpenSM opensm-lfts.dump) (default dor)");
+  std::string dq_layers = "all";
+  dqr->add_option("--layers", dq_layers,
+                  "with several virtual layers (lash): all = a flow set may move to another layer when its own "
+                  "has no path (the paper's tori), same = never (default all)")
+      ->check(CLI::IsMember({"all", "same"}));
   dqr->add_option("--variant", dq_variants,
                   "comma list of e2e-single, e2e-path, lr-single, lr-path, lr-path-all, mesh-plugin, local-search, or "
                   "all (default lr-path)");
@@ -564,7 +571,7 @@ int sc_main(int argc, char* argv[]) {
       "export", "write a topology's tables (initial, or after DQR around link faults) as OUT/opensm-lfts.dump");
   lft_export->add_option("--topology", ex_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")
       ->required();
-  lft_export->add_option("--initial", ex_initial, "dor, updn or import:DIR (default dor)");
+  lft_export->add_option("--initial", ex_initial, "dor, updn, lash or import:DIR (default dor)");
   lft_export->add_option("--fault", ex_faults, "a failed link (repeatable): reconfigure with DQR around it");
   lft_export->add_option("--variant", ex_variant, "DQR variant for --fault (default lr-path)");
   lft_export->add_option("--out", ex_out, "output folder")->required();
@@ -637,6 +644,7 @@ int sc_main(int argc, char* argv[]) {
         for (std::string v; std::getline(ss, v, ',');) dq.variants.push_back(v);
       }
       dq.progress = !quiet;
+      dq.move_layers = dq_layers == "all";
       const auto j = ftsim::tb::analyze_dqr(dq);
       ftsim::tb::write_file_atomically(dq_out, j.dump(2) + "\n");
       if (!quiet) {

@@ -856,6 +856,38 @@ TEST(Cli, AnalyzeDqrRejectsBadInputWithExit2) {
   const Result f = run("analyze dqr --faults 3..5 --out " + dir + "/d.json");
   EXPECT_EQ(f.code, 2) << f.output;
   EXPECT_NE(f.output.find("--faults"), std::string::npos) << f.output;
+  const Result l = run("analyze dqr --topology torus:5x5 --initial lash --layers some --out " + dir + "/e.json");
+  EXPECT_EQ(l.code, 2) << l.output;
+  EXPECT_NE(l.output.find("--layers"), std::string::npos) << l.output;
+  const Result ft = run("analyze dqr --topology fat-tree2:4,2,2 --initial lash --out " + dir + "/f.json");
+  EXPECT_EQ(ft.code, 2) << ft.output;
+  EXPECT_NE(ft.output.find("not a mesh or torus"), std::string::npos) << ft.output;
+}
+
+TEST(Cli, AnalyzeDqrLashToriReportTheirLayers) {
+  // The same torus DQR refuses with plain DOR runs with LASH layers (5x5:
+  // 3 layers, the library test's count); the JSON names the layer count and
+  // the layer search, and --layers same never moves a flow.
+  const std::string dir = tmpdir("dqr-lash");
+  for (const std::string layers : {"all", "same"}) {
+    const Result r =
+        run("analyze dqr --topology torus:5x5 --initial lash --variant e2e-path --faults 1..3 --runs 5 "
+            "--quiet --layers " +
+            layers + " --out " + dir + "/" + layers + ".json");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const auto j = nlohmann::json::parse(std::ifstream(dir + "/" + layers + ".json"));
+    EXPECT_EQ(j["layers"].get<int>(), 3);
+    EXPECT_EQ(j["layer_search"].get<std::string>(), layers);
+    EXPECT_EQ(j["variants"][0]["points"][0]["success_probability"].get<double>(), 1.0);
+    if (layers == "same") {
+      for (const auto& p : j["variants"][0]["points"]) EXPECT_EQ(p["flows_moved"].get<double>(), 0.0);
+    }
+  }
+  // The cycle-level model has no layers: the run refuses lash by name.
+  const std::string exp = std::string(FTSIM_SOURCE_DIR) + "/experiments/dqr-mesh10x10-link-fault.yaml";
+  const Result run_lash = run("run " + exp + " --quiet --set dqr.initial=lash --out " + dir + "/run");
+  EXPECT_EQ(run_lash.code, 2) << run_lash.output;
+  EXPECT_NE(run_lash.output.find("lash"), std::string::npos) << run_lash.output;
 }
 
 TEST(Cli, DqrStaticDistributionHaltsDrainsWritesAndResumes) {
