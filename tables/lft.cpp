@@ -140,6 +140,26 @@ std::string hca_name(const routing::Topology& topo, routing::NodeId n) {
   return "H_" + underscores(topo.router_label(topo.node_router(n))) + "_0";
 }
 
+std::string netfile(const routing::Topology& topo) {
+  using routing::PortPeer;
+  std::string out;
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+    out += fmt::format("Hca\t1 \"{}\"\n[1]\t\"{}\"[{}]\n\n", hca_name(topo, n), switch_name(topo, topo.node_router(n)),
+                       topo.node_port(n) + 1);
+  for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+    out += fmt::format("Switch\t{} \"{}\"\n", std::max(1, topo.radix(r)), switch_name(topo, r));
+    for (routing::PortId p = 0; p < topo.radix(r); ++p) {
+      const PortPeer& pp = topo.peer(r, p);
+      if (pp.kind == PortPeer::Kind::kRouter)
+        out += fmt::format("[{}]\t\"{}\"[{}]\n", p + 1, switch_name(topo, pp.id), pp.port + 1);
+      else if (pp.kind == PortPeer::Kind::kNode)
+        out += fmt::format("[{}]\t\"{}\"[1]\n", p + 1, hca_name(topo, pp.id));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   std::map<std::string, routing::RouterId> routers;
   std::map<std::string, routing::NodeId> nodes;

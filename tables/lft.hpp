@@ -100,6 +100,11 @@ struct LftDiff {
 /// set does not place on the topology.
 LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* topo, const routing::FaultSet& faults);
 
+/// An ibsim netfile of the topology (names as switch_name / hca_name, IB
+/// port = ftsim port + 1), for running OpenSM on the same fabric (`ftsim lft
+/// netfile`). HCAs first, then switches, each with its connected ports.
+std::string netfile(const routing::Topology& topo);
+
 /// ibsim/OpenSM names of a topology's routers and nodes (see place()).
 std::string switch_name(const routing::Topology& topo, routing::RouterId r);
 std::string hca_name(const routing::Topology& topo, routing::NodeId n);

@@ -565,6 +565,12 @@ int sc_main(int argc, char* argv[]) {
                        "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
                        "repeatable; needs --topology");
   lft_diff->add_option("--json", lft_json, "also write the figures as JSON to this file");
+  std::string nf_topology, nf_out;
+  auto* lft_netfile = lft->add_subcommand(
+      "netfile", "write an ibsim netfile of a topology (to run OpenSM on the same fabric; names as lft export)");
+  lft_netfile->add_option("--topology", nf_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")
+      ->required();
+  lft_netfile->add_option("--out", nf_out, "netfile to write")->required();
   std::string ex_topology, ex_initial = "dor", ex_variant = "lr-path", ex_out;
   std::vector<std::string> ex_faults;
   auto* lft_export = lft->add_subcommand(
@@ -608,6 +614,14 @@ int sc_main(int argc, char* argv[]) {
     }
     if (lft_export->parsed()) {
       lft_export_command(ex_topology, ex_initial, ex_faults, ex_variant, ex_out);
+      return 0;
+    }
+    if (lft_netfile->parsed()) {
+      ftsim::tb::check_output_file(nf_out, "--out");
+      const auto topo = ftsim::routing::make_topology(nf_topology);
+      ftsim::tb::write_file_atomically(nf_out, ftsim::tables::netfile(*topo));
+      std::cout << fmt::format("ftsim: wrote {} ({} switches, {} HCAs)\n", nf_out, topo->num_routers(),
+                               topo->num_nodes());
       return 0;
     }
     if (ftol->parsed()) ftsim::tb::check_output_file(ft_out, "--out");

@@ -687,3 +687,23 @@ TEST(DqrLayers, SameLayerSearchNeverMovesAFlow) {
   bad.of_flow[1] = static_cast<std::uint8_t>(layers.count);
   EXPECT_THROW(ftsim::routing::dqr::Engine(*topo, tables, bad), ConfigError);
 }
+
+TEST(OpenSmLft, NetfileHasTheFixtureLinksOfMeshAndTorus) {
+  // The fixtures' netfiles come from the OpenSM tools' generator; ftsim's
+  // netfile of the same topology has the same HCA and link lines (only the
+  // switches' declared port counts differ: the fixtures declare 8).
+  for (const std::string name : {"mesh4x4", "torus4x4"}) {
+    SCOPED_TRACE(name);
+    const auto topo = rt::make_topology((name == "mesh4x4" ? "mesh:" : "torus:") + std::string("4x4"));
+    auto lines = [](const std::string& text) {
+      std::multiset<std::string> out;
+      std::stringstream ss(text);
+      for (std::string l; std::getline(ss, l);)
+        if (!l.empty() && l.rfind("Switch", 0) != 0) out.insert(l);
+      return out;
+    };
+    const auto ours = lines(ftsim::tables::netfile(*topo));
+    EXPECT_EQ(ours, lines(fixture(name + ".net")));
+    EXPECT_EQ(ours.size(), 16U * 2 + (name == "mesh4x4" ? 16U + 48U : 16U + 64U));
+  }
+}
