@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 namespace ftsim::routing::dqr {
 
@@ -764,6 +766,96 @@ void Engine::run_plugin_layer(RouterId u, PortId up, int layer, const Options& o
   res.turns_enabled += enabled;
   res.turns_moved += moved;
   res.channels_moved += channels_moved;
+}
+
+}  // namespace ftsim::routing::dqr
+
+namespace ftsim::routing::dqr {
+
+TransitionCheck check_transition(const Topology& topo, const std::vector<std::vector<PortId>>& before,
+                                 const std::vector<std::vector<PortId>>& after, const std::vector<char>& dead,
+                                 const Layers& layers_before, const Layers& layers_after) {
+  const int routers = topo.num_routers(), nodes = topo.num_nodes();
+  if (static_cast<int>(before.size()) != routers || static_cast<int>(after.size()) != routers)
+    throw ConfigError(fmt::format("transition check: tables for {}/{} switches, the fabric has {}", before.size(),
+                                  after.size(), routers));
+  const int base = 2 * topo.num_links();
+  const int count = std::max(layers_before.count, layers_after.count);
+  auto channel = [&](RouterId r, PortId p) {
+    const LinkId l = topo.peer(r, p).link;
+    return 2 * l + (topo.link(l).a == r ? 0 : 1);
+  };
+  // Turns per source kind: 1 old tables, 2 new tables, 4 a mix.
+  std::set<std::pair<int, int>> old_new, all;
+  TransitionCheck out;
+  std::vector<std::vector<char>> seen(static_cast<std::size_t>(routers));
+  for (NodeId d = 0; d < nodes; ++d) {
+    // Switch-level loop check: the graph of every switch's old and new next hop.
+    std::vector<int> colour(static_cast<std::size_t>(routers), 0);
+    std::function<bool(RouterId)> has_loop = [&](RouterId x) {
+      colour[static_cast<std::size_t>(x)] = 1;
+      for (const auto* t : {&before, &after}) {
+        const PortId p = (*t)[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
+        if (p == kNone) continue;
+        const PortPeer& pp = topo.peer(x, p);
+        if (pp.kind != PortPeer::Kind::kRouter || dead[static_cast<std::size_t>(pp.link)]) continue;
+        const int c = colour[static_cast<std::size_t>(pp.id)];
+        if (c == 1 || (c == 0 && has_loop(pp.id))) return true;
+      }
+      colour[static_cast<std::size_t>(x)] = 2;
+      return false;
+    };
+    for (RouterId r = 0; r < routers && out.loop_free; ++r)
+      if (colour[static_cast<std::size_t>(r)] == 0 && has_loop(r)) out.loop_free = false;
+    // Mixed routes per layer: states (switch, channel it arrived by).
+    for (int layer = 0; layer < count; ++layer) {
+      const int off = layer * base;
+      for (auto& v : seen) v.assign(static_cast<std::size_t>(base + 1), 0);
+      std::vector<std::pair<RouterId, int>> stack;
+      for (NodeId s = 0; s < nodes; ++s)
+        if (s != d && (layers_before.of(s, d, nodes) == layer || layers_after.of(s, d, nodes) == layer))
+          stack.emplace_back(topo.node_router(s), -1);
+      while (!stack.empty()) {
+        const auto [x, in] = stack.back();
+        stack.pop_back();
+        auto& sx = seen[static_cast<std::size_t>(x)][static_cast<std::size_t>(in + 1)];
+        if (sx) continue;
+        sx = 1;
+        for (const auto* t : {&before, &after}) {
+          const PortId p = (*t)[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
+          if (p == kNone) continue;
+          const PortPeer& pp = topo.peer(x, p);
+          if (pp.kind != PortPeer::Kind::kRouter || dead[static_cast<std::size_t>(pp.link)]) continue;
+          const int c = channel(x, p);
+          if (in >= 0) all.emplace(off + in, off + c);
+          stack.emplace_back(pp.id, c);
+        }
+      }
+    }
+  }
+  // Old and new dependencies alone.
+  for (const auto* t : {&before, &after}) {
+    const Layers& ly = t == &before ? layers_before : layers_after;
+    for (NodeId d = 0; d < nodes; ++d)
+      for (NodeId s = 0; s < nodes; ++s) {
+        if (s == d) continue;
+        const int off = ly.of(s, d, nodes) * base;
+        int prev = -1;
+        follow_tables(topo, *t, dead, topo.node_router(s), d, [&](RouterId r, PortId p) {
+          const int c = off + channel(r, p);
+          if (prev >= 0) old_new.emplace(prev, c);
+          prev = c;
+        });
+      }
+  }
+  for (const auto& t : all) out.mixed_turns += old_new.count(t) == 0;
+  all.insert(old_new.begin(), old_new.end());
+  try {
+    ChannelList(count * base, {all.begin(), all.end()});
+  } catch (const std::invalid_argument&) {
+    out.acyclic = false;
+  }
+  return out;
 }
 
 }  // namespace ftsim::routing::dqr

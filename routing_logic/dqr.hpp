@@ -177,4 +177,28 @@ class Engine {
   void run_plugin_layer(RouterId u, PortId up, int layer, const Options& opt, Result& res);
 };
 
+/// What a non-atomic table update allows while its entries are written one
+/// at a time in any order (notes section 7; the paper's argument covers the
+/// old and the new dependencies, not packets that follow an old prefix and
+/// a new suffix). A packet to d at switch x leaves by the old or the new
+/// entry of (x, d), whichever is written when it arrives; every mix is
+/// followed from every source, in the flow's old and new layer.
+struct TransitionCheck {
+  /// The union of every mixed route's turns with the old and the new
+  /// dependencies is acyclic in every layer: no write order can deadlock.
+  bool acyclic = true;
+  /// No mix of old and new entries sends a destination round a loop.
+  bool loop_free = true;
+  /// Turns only mixed routes take (in neither the old nor the new tables).
+  std::size_t mixed_turns = 0;
+};
+
+/// Checks the transition from `before` to `after` (tables[router][node],
+/// links with dead[link] != 0 carry nothing; `layers_before`/`after` the
+/// flows' layers). O(destinations x switches x ports). Throws ConfigError
+/// when the table shapes differ from the topology.
+TransitionCheck check_transition(const Topology& topo, const std::vector<std::vector<PortId>>& before,
+                                 const std::vector<std::vector<PortId>>& after, const std::vector<char>& dead,
+                                 const Layers& layers_before, const Layers& layers_after);
+
 }  // namespace ftsim::routing::dqr
