@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Section V of the DQR paper with ftsim analyze dqr (500 runs per point).
 # Usage: scripts/dqr_section5.sh [OUTDIR] [RUNS]   (default results/dqr, 500)
-# E4 (LASH tori) is not run: LASH layers are not implemented yet.
+# E4: LASH tori, every layer searched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/dqr}
@@ -20,3 +20,9 @@ done
 # end-to-end against local reroute (HCA endpoints only; see the DQR page).
 $ftsim analyze dqr --topology fat-tree2:36,18,18 --initial updn --variant e2e-path,lr-path,e2e-single,lr-single \
   --faults 1..40 --runs "$runs" --seed 1 --out "$out/e5-fattree648.json"
+# E4: LASH tori of 5x5..20x20, every virtual layer searched (about 5.5 CPU-hours
+# per variant for 20x20 at 500 runs).
+for k in 5 10 15 20; do
+  $ftsim analyze dqr --topology "torus:${k}x${k}" --initial lash --variant lr-path,lr-path-all,e2e-path,local-search \
+    --faults "1..$((2 * k))" --runs "$runs" --seed 1 --every-single-fault --out "$out/e4-torus${k}x${k}.json"
+done
