@@ -53,13 +53,14 @@ def main():
                 series.append(label)
     plots = ", ".join(
         f"'{dat}' index {i} using 1:2 with linespoints pt {i % 12 + 1} ps 0.8 title '{t}'" for i, t in enumerate(series))
-    script = f"""set terminal pngcairo size 800,520 font ',10'
+    many = len(series) > 4  # a legend inside would cover the curves
+    script = f"""set terminal pngcairo size {1000 if many else 800},520 font ',10'
 set output '{a.out}'
 set title '{a.title or f"DQR, {runs} runs per point"}'
 set xlabel 'link faults (added one by one, reconfigured after each)'
 set ylabel '{LABELS.get(a.metric, a.metric)}'
 set grid
-set key top right
+{"set key outside right top vertical" if many else "set key top right"}
 {"set yrange [-0.02:1.02]" if a.metric == "success_probability" else ""}
 plot {plots}
 """
