@@ -14,26 +14,9 @@
 set -euo pipefail
 FTSIM=$(readlink -f "$1"); OUT=${2:-$(mktemp -d)}; RUNS=${3:-50}
 mkdir -p "$OUT"; OUT=$(readlink -f "$OUT")
-UMAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-command -v opensm > /dev/null && command -v ibsim > /dev/null && [ -f "$UMAD" ] ||
-  { echo "dqr_vs_opensm: needs opensm and ibsim-utils" >&2; exit 2; }
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done; wait 2> /dev/null || true; }
-trap cleanup EXIT
-
-# opensm log time stamps: "Nov 24 10:17:50 851176 [...]" -> seconds.
-stamp() {
-  awk -v pat="$2" '/^[A-Z][a-z][a-z] +[0-9]+ [0-9:]+ [0-9]+ / {split($3, a, ":"); t = a[1]*3600 + a[2]*60 + a[3] + $4/1e6}
-                   $0 ~ pat {printf "%.6f\n", t; exit}' "$1"
-}
-run_opensm() {  # DIR, then opensm arguments
-  local dir=$1; shift
-  mkdir -p "$dir"
-  (cd "$dir" && OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir LD_PRELOAD=$UMAD \
-     exec opensm -F /dev/null -D 0x47 -d 2 -f "$dir/opensm.log" --dump_files_dir "$dir" -s 0 "$@" > "$dir/stdout.txt" 2>&1)
-}
-ups() { awk '/SUBNET UP$/ {n++} END {print n + 0}' "$1/opensm.log" 2> /dev/null || echo 0; }
-wait_up() { for _ in $(seq 1 1200); do [ "$(ups "$1")" -ge "$2" ] && return 0; sleep 0.05; done; return 1; }
+source "$(dirname "$(readlink -f "$0")")/../scripts/opensm_lib.sh"
+osm_require dqr_vs_opensm
+export OSM_DEBUG=0x47
 
 printf '%-22s %-8s %12s %14s %14s %14s\n' fabric engine osm_route_ms dqr_mean_ms dqr_max_ms dqr_entries > "$OUT/table.txt"
 bench() {  # TOPOLOGY VARIANT FAULT_SWITCH FAULT_PORT FAULT_LINK ENGINE...
@@ -43,17 +26,12 @@ bench() {  # TOPOLOGY VARIANT FAULT_SWITCH FAULT_PORT FAULT_LINK ENGINE...
   rm -rf osm_* rerouted dqr
   "$FTSIM" lft netfile --topology "$topo" --out fabric.net > /dev/null
   export IBSIM_SOCKNAME="ftsim-bench-$$-${#PIDS[@]}"
-  rm -f console.fifo; mkfifo console.fifo
-  sleep 100000 > console.fifo &
-  PIDS+=($!)
-  ibsim -s -S 1024 -N 4096 -P 65536 fabric.net < console.fifo > ibsim.out 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 1 200); do grep -q 'sim>' ibsim.out 2> /dev/null && break; sleep 0.05; done
+  ibsim_start fabric.net -S 1024 -N 4096 -P 65536
   for eng in "$@"; do
     local ed=$dir/osm_$eng
-    if [ "$eng" = minhop ]; then run_opensm "$ed" -o; else run_opensm "$ed" -o -R "$eng"; fi
+    if [ "$eng" = minhop ]; then osm_run "$ed" -o; else osm_run "$ed" -o -R "$eng"; fi
     local t1 t2
-    t1=$(stamp "$ed/opensm.log" 'building routing with'); t2=$(stamp "$ed/opensm.log" 'tables configured on all switches')
+    t1=$(osm_stamp "$ed/opensm.log" 'building routing with'); t2=$(osm_stamp "$ed/opensm.log" 'tables configured on all switches')
     local route_ms used
     route_ms=$(python3 -c "print(f'{($t2 - $t1) * 1000:.1f}')")
     used=$(grep -m1 -oE '[a-z0-9-]+ tables configured on all switches' "$ed/opensm.log" | cut -d' ' -f1)
@@ -76,9 +54,9 @@ PY
   local eng=$1
   echo "Unlink \"$fsw\"[$fport]" > console.fifo
   sleep 0.5
-  if [ "$eng" = minhop ]; then run_opensm "$dir/rerouted" -o; else run_opensm "$dir/rerouted" -o -R "$eng"; fi
+  if [ "$eng" = minhop ]; then osm_run "$dir/rerouted" -o; else osm_run "$dir/rerouted" -o -R "$eng"; fi
   local resweep b e
-  b=$(stamp rerouted/opensm.log 'building routing with'); e=$(stamp rerouted/opensm.log 'tables configured on all switches')
+  b=$(osm_stamp rerouted/opensm.log 'building routing with'); e=$(osm_stamp rerouted/opensm.log 'tables configured on all switches')
   resweep=$(python3 -c "print(f'{($e - $b) * 1000:.1f}')")
   "$FTSIM" lft diff "osm_$eng" rerouted --topology "$topo" --fault "$flink" --json osm-diff.json > osm-diff.txt
   "$FTSIM" lft export --topology "$topo" --initial "import:$dir/osm_$eng" --fault "$flink" --variant "$variant" \

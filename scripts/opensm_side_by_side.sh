@@ -26,11 +26,8 @@ FTSIM=$(readlink -f "$1"); NET=$(readlink -f "$2"); SW=$3; PORT=$4; LINK=$5
 OUT=${6:-$(mktemp -d)}
 ENGINE=${ENGINE:-dor}; VARIANT=${VARIANT:-lr-path}
 mkdir -p "$OUT"; OUT=$(readlink -f "$OUT")
-for tool in ibsim opensm; do
-  command -v "$tool" > /dev/null || { echo "opensm_side_by_side: '$tool' not found (apt install opensm ibsim-utils)" >&2; exit 2; }
-done
-UMAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-[ -f "$UMAD" ] || { echo "opensm_side_by_side: $UMAD missing (ibsim-utils)" >&2; exit 2; }
+source "$(dirname "$(readlink -f "$0")")/opensm_lib.sh"
+osm_require opensm_side_by_side
 if [ -z "${TOPOLOGY:-}" ]; then
   k=$(grep -oE '"SW_[0-9]+_[0-9]+"' "$NET" | sed -E 's/"SW_([0-9]+)_([0-9]+)"/\1 \2/' |
       awk '{if ($1 > a) a = $1; if ($2 > b) b = $2} END {print a + 1 "x" b + 1}')
@@ -38,48 +35,22 @@ if [ -z "${TOPOLOGY:-}" ]; then
 fi
 # ibsim and umad2sim meet on an abstract unix socket: one name per run.
 export IBSIM_SOCKNAME="ftsim-osm-$$"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-}
-trap cleanup EXIT
 log() { echo "opensm_side_by_side: $*"; }
 fail() { echo "opensm_side_by_side: FAIL: $*" >&2; exit 1; }
 
-# ibsim with its console on a FIFO (kept open by a sleeper).
 cd "$OUT"
-rm -f console.fifo; mkfifo console.fifo
-sleep 100000 > console.fifo &
-PIDS+=($!)
-ibsim -s "$NET" < console.fifo > ibsim.out 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do grep -q 'sim>' ibsim.out 2> /dev/null && break; sleep 0.05; done
-grep -q 'sim>' ibsim.out || fail "ibsim did not start (ibsim.out)"
-
-run_opensm() {  # DIR, then opensm arguments
-  local dir=$1; shift
-  mkdir -p "$dir"
-  (cd "$dir" && OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir LD_PRELOAD=$UMAD \
-     exec opensm -F /dev/null -D 0x43 -d 2 -f "$dir/opensm.log" --dump_files_dir "$dir" -s 0 "$@" > "$dir/stdout.txt" 2>&1)
-}
-subnet_ups() { awk '/SUBNET UP$/ {n++} END {print n + 0}' "$1/opensm.log" 2> /dev/null || echo 0; }
-wait_up() {  # DIR COUNT
-  for _ in $(seq 1 400); do [ "$(subnet_ups "$1")" -ge "$2" ] && return 0; sleep 0.05; done
-  fail "OpenSM did not report SUBNET UP #$2 within 20 s ($1/opensm.log)"
-}
+ibsim_start "$NET" || fail "ibsim did not start (ibsim.out)"
 
 # 1-2. OpenSM routes, then reroutes around the fault.
 SM=$OUT/sm
-run_opensm "$SM" -R "$ENGINE" &
-PIDS+=($!)
-wait_up "$SM" 1
+osm_start "$SM" -R "$ENGINE"
+osm_wait_up "$SM" 1 || fail "OpenSM did not report SUBNET UP within 20 s ($SM/opensm.log)"
 sleep 0.3
 mkdir -p initial opensm
 cp "$SM/opensm-lfts.dump" "$SM/opensm-subnet.lst" "$SM/guid2lid" initial/
 log "OpenSM $ENGINE routed $(grep -c '^0x' initial/opensm-lfts.dump) entries"
 echo "Unlink \"$SW\"[$PORT]" > console.fifo
-wait_up "$SM" 2
+osm_wait_up "$SM" 2 || fail "OpenSM did not reroute within 20 s ($SM/opensm.log)"
 sleep 0.3
 cp "$SM/opensm-lfts.dump" "$SM/opensm-subnet.lst" opensm/
 kill "${PIDS[-1]}" 2> /dev/null || true
@@ -117,7 +88,7 @@ sys.exit(0 if d['cdg_acyclic_b'] and d['unrouted_b'] == 0 and d['entries_changed
   fail "DQR's tables are cyclic, leave flows unrouted or change nothing (dqr-diff.txt)"
 
 # 5. OpenSM's file engine programs DQR's tables on the faulted fabric.
-run_opensm "$OUT/file" -o -R file -U "$OUT/dqr/opensm-lfts.dump" ||
+osm_run "$OUT/file" -o -R file -U "$OUT/dqr/opensm-lfts.dump" ||
   fail "OpenSM -R file failed on DQR's tables (file/opensm.log)"
 grep -q 'file tables configured on all switches' file/opensm.log ||
   fail "OpenSM's file engine did not configure the switches (file/opensm.log)"
