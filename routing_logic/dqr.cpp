@@ -149,9 +149,7 @@ void Engine::dest_state(NodeId d, DestState& st) const {
 }
 
 int Engine::channel(RouterId r, PortId p) const {
-  const PortPeer& pp = m_topo.peer(r, p);
-  if (pp.kind != PortPeer::Kind::kRouter || pp.link == kNone) return -1;
-  return 2 * pp.link + (m_topo.link(pp.link).a == r ? 0 : 1);
+  return link_channel(m_topo, r, p);
 }
 
 std::vector<std::pair<int, int>> Engine::traced_dependencies() const {
@@ -768,10 +766,6 @@ void Engine::run_plugin_layer(RouterId u, PortId up, int layer, const Options& o
   res.channels_moved += channels_moved;
 }
 
-}  // namespace ftsim::routing::dqr
-
-namespace ftsim::routing::dqr {
-
 TransitionCheck check_transition(const Topology& topo, const std::vector<std::vector<PortId>>& before,
                                  const std::vector<std::vector<PortId>>& after, const std::vector<char>& dead,
                                  const Layers& layers_before, const Layers& layers_after) {
@@ -781,11 +775,8 @@ TransitionCheck check_transition(const Topology& topo, const std::vector<std::ve
                                   after.size(), routers));
   const int base = 2 * topo.num_links();
   const int count = std::max(layers_before.count, layers_after.count);
-  auto channel = [&](RouterId r, PortId p) {
-    const LinkId l = topo.peer(r, p).link;
-    return 2 * l + (topo.link(l).a == r ? 0 : 1);
-  };
-  // Turns per source kind: 1 old tables, 2 new tables, 4 a mix.
+  auto channel = [&](RouterId r, PortId p) { return link_channel(topo, r, p); };
+  // Turns of the old and the new tables alone, and of every mixed route.
   std::set<std::pair<int, int>> old_new, all;
   TransitionCheck out;
   std::vector<std::vector<char>> seen(static_cast<std::size_t>(routers));

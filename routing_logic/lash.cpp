@@ -11,16 +11,19 @@
 
 namespace ftsim::routing::dqr {
 
+int link_channel(const Topology& topo, RouterId r, PortId p) {
+  const PortPeer& pp = topo.peer(r, p);
+  if (pp.kind != PortPeer::Kind::kRouter || pp.link == kNone) return -1;
+  return 2 * pp.link + (topo.link(pp.link).a == r ? 0 : 1);
+}
+
 Layers lash_layers(const Topology& topo, const std::vector<std::vector<PortId>>& tables, int max_layers) {
   if (max_layers < 1 || max_layers > 255)
     throw ConfigError(fmt::format("lash: max_layers {} out of range 1..255", max_layers));
   const int nodes = topo.num_nodes();
   const int channels = 2 * topo.num_links();
   const std::vector<char> alive(static_cast<std::size_t>(topo.num_links()), 0);
-  auto channel = [&](RouterId r, PortId p) {
-    const LinkId l = topo.peer(r, p).link;
-    return 2 * l + (topo.link(l).a == r ? 0 : 1);
-  };
+  auto channel = [&](RouterId r, PortId p) { return link_channel(topo, r, p); };
   std::vector<std::vector<NodeId>> nodes_at(static_cast<std::size_t>(topo.num_routers()));
   for (NodeId n = 0; n < nodes; ++n) nodes_at[static_cast<std::size_t>(topo.node_router(n))].push_back(n);
 

@@ -11,6 +11,11 @@
 
 namespace ftsim::routing::dqr {
 
+/// The channel id (layer 0) of the link leaving router r by port p:
+/// 2 * link + (r == link.a ? 0 : 1); -1 for a node port or an unconnected
+/// port. Layer l's copy is l * 2 * links + this.
+int link_channel(const Topology& topo, RouterId r, PortId p);
+
 /// The virtual layer of every flow: layer(s, d) = of_flow[s * nodes + d],
 /// 0..count-1. A flow keeps its layer from source to destination (one
 /// service level per path, as in InfiniBand), so a layer's channels are the
