@@ -1,6 +1,8 @@
 #include "hw/immunet_control_plane.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
@@ -10,25 +12,11 @@ namespace ftsim::hw {
 
 using routing::KAryNCube;
 
-namespace {
-EmergencyParams logic_params(const routing::KAryNCube& t, const ImmunetParams& p) {
-  EmergencyParams e;
-  e.ports = 2 * t.dimensions();
-  e.epl_bits = p.epl_bits;
-  int idb = 1;
-  while ((1L << idb) < t.num_routers()) ++idb;
-  e.id_bits = idb;
-  e.handle_cycles = p.handle_cycles;
-  e.ack_window = p.ack_window;
-  return e;
-}
-}  // namespace
-
 ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx,
                                          const routing::KAryNCube& topo, std::vector<Router*> routers,
                                          std::vector<NetworkInterface*> interfaces,
                                          std::vector<LinkDirection*> in_links, std::vector<LinkDirection*> out_links,
-                                         const ImmunetParams& params)
+                                         const ImmunetParams& params, ManagementBus& bus)
     : sc_module(name),
       m_ctx(ctx),
       m_topo(topo),
@@ -37,36 +25,30 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
       m_in_links(std::move(in_links)),
       m_out_links(std::move(out_links)),
       m_params(params) {
-  const EmergencyParams ep = logic_params(topo, params);
+  const EmergencyParams ep = immunet_emergency_params(topo, params);
   const int n = topo.num_routers();
   const int radix = topo.max_radix();
   const auto ss = tables::fault_free_ss_table(topo);
+  auto ss_word = [](int o) { return o < 0 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(tables::ss_port(o)); };
   double dist_sum = 0;
-  m_nodes.reserve(static_cast<std::size_t>(n));  // routers keep pointers to the views
+  m_nodes.resize(static_cast<std::size_t>(n));
+  // Boot tables through the back-door (section 2's fault-free tables).
   for (int r = 0; r < n; ++r) {
-    m_nodes.emplace_back(ep);
-    Node& nd = m_nodes.back();
-    nd.out.assign(ep.ports, EmergencyWires{});
-    nd.port_enable = (1u << ep.ports) - 1u;
+    Node& nd = m_nodes[r];
+    nd.hw = dynamic_cast<ImmunetRouter*>(m_routers[r]->mechanism());
+    if (nd.hw == nullptr)
+      throw std::logic_error(std::string(m_routers[r]->name()) + ": built without Immunet hardware");
+    nd.rm = &nd.hw->reconfiguration_module;
     const auto s = tables::fault_free_safe_table(topo, r);
     const auto a = tables::fault_free_adaptive_table(topo, r);
-    nd.safe.resize(n);
-    nd.adaptive.resize(n);
-    nd.dist.resize(n);
     for (int d = 0; d < n; ++d) {
-      nd.safe[d] = s.mask(d);
-      nd.adaptive[d] = a.mask(d);
-      nd.dist[d] = a.distance(d);
+      nd.hw->safe_table.write_word(d, static_cast<std::uint32_t>(s.mask(d)));
+      nd.hw->adaptive_table.write_word(2 * d, static_cast<std::uint32_t>(a.mask(d)));
+      nd.hw->adaptive_table.write_word(2 * d + 1, static_cast<std::uint32_t>(a.distance(d)));
       dist_sum += a.distance(d);
     }
-    nd.ss_next.assign(radix, -1);
-    for (int p = 1; p < radix; ++p) {
-      const int o = ss.next(tables::ss_index(p));
-      nd.ss_next[p] = static_cast<std::int8_t>(o < 0 ? -1 : tables::ss_port(o));
-    }
-    nd.view.single_ring = false;
-    publish(r);
-    m_routers[r]->set_immunet_view(&m_nodes[r].view);
+    for (int p = 1; p < radix; ++p) nd.hw->ss_table.write_word(p, ss_word(ss.next(tables::ss_index(p))));
+    nd.hw->set_single_ring(false);
   }
   m_mean_before = dist_sum / (static_cast<double>(n) * (n - 1));
   if (params.boot_tree_ring) {
@@ -75,40 +57,30 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
     // the child whose subtree holds the destination, else the parent).
     const auto tree = tables::emergency_tree(topo, {}, 0);
     for (int r = 0; r < n; ++r) {
-      Node& nd = m_nodes[r];
+      ImmunetRouter& hw = *m_nodes[r].hw;
       const auto tss = tables::tour_ss_table(topo, tree, r);
-      for (int p = 1; p < radix; ++p) {
-        const int o = tss.next(tables::ss_index(p));
-        nd.ss_next[p] = static_cast<std::int8_t>(o < 0 ? -1 : tables::ss_port(o));
-      }
-      const std::uint64_t up =
-          tree.parent_port[r] >= 0 ? (1ULL << tree.parent_port[r]) : (1ULL << tree.children[r].front());
-      for (int d = 0; d < n; ++d) nd.safe[d] = up;
-      nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
-      nd.view.single_ring = true;
+      for (int p = 1; p < radix; ++p) hw.ss_table.write_word(p, ss_word(tss.next(tables::ss_index(p))));
+      const std::uint32_t up =
+          tree.parent_port[r] >= 0 ? (1U << tree.parent_port[r]) : (1U << tree.children[r].front());
+      for (int d = 0; d < n; ++d) hw.safe_table.write_word(d, up);
+      hw.safe_table.write_word(r, 1U << KAryNCube::kLocalPort);
+      hw.set_single_ring(true);
     }
     for (int d = 0; d < n; ++d)  // walk up from every destination, marking the port below
       for (int x = d; tree.parent_port[x] >= 0;) {
         const routing::PortPeer& pp = topo.peer(x, tree.parent_port[x]);
-        m_nodes[pp.id].safe[d] = 1ULL << pp.port;
+        m_nodes[pp.id].hw->safe_table.write_word(d, 1U << pp.port);
         x = pp.id;
       }
   }
+  // From here on the Table Update Modules write through the management plane.
+  for (int r = 0; r < n; ++r) m_nodes[r].hw->table_update_module.attach(bus, r);
   m_idle.assign(ep.ports, EmergencyWires{});
   m_inputs.in.assign(ep.ports, EmergencyWires{});
   m_inputs.normal = m_idle;
   SC_METHOD(tick);
   sensitive << m_wake;
   dont_initialize();
-}
-
-void ImmunetControlPlane::publish(int r) {
-  Node& nd = m_nodes[r];
-  nd.view.safe = nd.safe.data();
-  nd.view.adaptive = nd.adaptive.data();
-  nd.view.ss_next = nd.ss_next.data();
-  nd.view.distance = nd.dist.data();
-  nd.view.lost_distance = static_cast<std::int32_t>(m_topo.num_nodes());
 }
 
 std::uint64_t ImmunetControlPlane::now() const {
@@ -122,8 +94,8 @@ bool ImmunetControlPlane::busy() const {
 void ImmunetControlPlane::detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle) {
   Node& nd = m_nodes[r];
   if (nd.dead) return;
-  nd.port_enable &= ~(1u << (p - 1));
-  nd.detect_pending = true;
+  nd.rm->port_enable &= ~(1u << (p - 1));
+  nd.rm->detect_pending = true;
   if (!m_report.happened || fail_cycle < m_report.first_fault_cycle) m_report.first_fault_cycle = fail_cycle;
   if (!m_report.happened) m_report.first_detect_cycle = now();
   m_report.happened = true;
@@ -137,7 +109,7 @@ void ImmunetControlPlane::detect(routing::RouterId r, routing::PortId p, std::ui
 
 void ImmunetControlPlane::router_failed(routing::RouterId r) {
   Node& nd = m_nodes[r];
-  if (!nd.dead && nd.view.emergency) --m_in_emergency;
+  if (!nd.dead && nd.hw->view().emergency) --m_in_emergency;
   nd.dead = true;
   for (int p = 1; p < m_topo.max_radix(); ++p)
     if (LinkDirection* l = m_in_links[static_cast<std::size_t>(r) * m_topo.max_radix() + p]) l->bundle.stop = false;
@@ -147,13 +119,14 @@ void ImmunetControlPlane::tick() {
   const std::uint64_t c = now();
   const int n = static_cast<int>(m_nodes.size());
   const int ports = 2 * m_topo.dimensions();
-  // Phase 1: every live node drives its wires from its current state.
+  // Phase 1: every live node's Output Blocks drive the wires from its
+  // Reconfiguration Module's current state.
   for (int r = 0; r < n; ++r) {
     Node& nd = m_nodes[r];
     if (nd.dead) continue;
-    nd.out = nd.logic.outputs(m_idle, nd.port_enable).out;
+    const EmergencyOutputs o = nd.rm->logic.outputs(m_idle, nd.rm->port_enable);
     for (int i = 0; i < ports; ++i) {
-      const EmergencyWires& w = nd.out[i];
+      const EmergencyWires& w = nd.hw->output_blocks[static_cast<std::size_t>(i)]->out = o.out[i];
       if (!(w.req0 && w.req1)) continue;
       if (LinkDirection* l = m_out_links[static_cast<std::size_t>(r) * m_topo.max_radix() + i + 1]) {
         l->bundle.req0 = l->bundle.req1 = true;
@@ -161,22 +134,26 @@ void ImmunetControlPlane::tick() {
       }
     }
   }
-  // Phase 2: every live node samples its neighbours' wires at the clock edge.
+  // Phase 2: every live node's Input Blocks sample the neighbours' wires at
+  // the clock edge and its Reconfiguration Module steps.
   for (int r = 0; r < n; ++r) {
     Node& nd = m_nodes[r];
     if (nd.dead) continue;
     for (int i = 0; i < ports; ++i) {
       const routing::PortPeer& pp = m_topo.peer(r, i + 1);
-      const bool up = (nd.port_enable >> i & 1u) && pp.kind == routing::PortPeer::Kind::kRouter && !m_nodes[pp.id].dead;
-      m_inputs.in[i] = up ? m_nodes[pp.id].out[pp.port - 1] : EmergencyWires{};
+      const bool up =
+          (nd.rm->port_enable >> i & 1u) && pp.kind == routing::PortPeer::Kind::kRouter && !m_nodes[pp.id].dead;
+      EmergencyWires& in = nd.hw->input_blocks[static_cast<std::size_t>(i)]->in;
+      in = up ? m_nodes[pp.id].hw->output_blocks[static_cast<std::size_t>(pp.port - 1)]->out : EmergencyWires{};
+      m_inputs.in[i] = in;
     }
-    m_inputs.port_enable = nd.port_enable;
-    m_inputs.fault_detect = nd.detect_pending;
+    m_inputs.port_enable = nd.rm->port_enable;
+    m_inputs.fault_detect = nd.rm->detect_pending;
     m_inputs.node_id = static_cast<std::uint32_t>(r);
-    nd.detect_pending = false;
-    const EmergencyState before = nd.logic.state();
-    nd.logic.step(m_inputs);
-    const EmergencyState& after = nd.logic.state();
+    nd.rm->detect_pending = false;
+    const EmergencyState before = nd.rm->logic.state();
+    nd.rm->logic.step(m_inputs);
+    const EmergencyState& after = nd.rm->logic.state();
     if (after.emergency && (!before.emergency || after.epl != before.epl || !before.valid)) on_adopt(r);
     if (after.done && !before.done) on_done(r);
     // STOP on every input channel of r while in the emergency state.
@@ -194,16 +171,15 @@ void ImmunetControlPlane::tick() {
   const bool was_active = m_active;
   m_active = m_in_emergency > 0 || !m_messages.empty() || m_link_pending > 0;
   for (int r = 0; r < n && !m_active; ++r) {
-    const auto& s = m_nodes[r].logic.state();
-    m_active = !m_nodes[r].dead &&
-               (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now || m_nodes[r].detect_pending);
+    const auto& s = m_nodes[r].rm->logic.state();
+    m_active = !m_nodes[r].dead && (s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
+                                    m_nodes[r].rm->detect_pending);
   }
   if (was_active && !m_active) {
     // The reconfiguration is over: the tables are final, lost nodes are known.
     for (int r = 0; r < n; ++r) {
-      if (m_nodes[r].dead || m_nodes[r].view.tables_complete) continue;
-      m_nodes[r].view.tables_complete = true;
-      ++m_nodes[r].view.epoch;
+      if (m_nodes[r].dead || m_nodes[r].hw->view().tables_complete) continue;
+      m_nodes[r].hw->set_tables_complete(true);
       m_routers[r]->wake();
     }
   }
@@ -212,7 +188,7 @@ void ImmunetControlPlane::tick() {
     const bool only_messages = m_in_emergency == 0 && m_link_pending == 0 && !m_messages.empty();
     bool logic_idle = true;
     for (int r = 0; r < n && logic_idle; ++r) {
-      const auto& s = m_nodes[r].logic.state();
+      const auto& s = m_nodes[r].rm->logic.state();
       logic_idle = m_nodes[r].dead || !(s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now);
     }
     const std::uint64_t gap = (only_messages && logic_idle) ? m_messages.top().when - c : 1;
@@ -223,8 +199,8 @@ void ImmunetControlPlane::tick() {
 void ImmunetControlPlane::on_adopt(int r) {
   Node& nd = m_nodes[r];
   ++m_report.emergencies;
-  if (nd.view.emergency == false) ++m_in_emergency;
-  nd.view.emergency = true;
+  if (!nd.hw->view().emergency) ++m_in_emergency;
+  nd.hw->set_emergency(true);
   m_nis[r]->set_injection_stopped(true);
   // The distance-vector rebuild starts with every distance at N (section
   // 4.3). The port masks are cleared too: keeping the old masks until a
@@ -232,38 +208,19 @@ void ImmunetControlPlane::on_adopt(int r) {
   // two routers can then send a packet back and forth on adaptive VCs (we
   // measured the network collapsing that way); with cleared masks, packets for
   // destinations not yet rebuilt take the safe ring.
-  const int n = static_cast<int>(m_nodes.size());
-  for (int d = 0; d < n; ++d) {
-    nd.adaptive[d] = 0;
-    nd.dist[d] = n;
-  }
-  nd.adaptive[r] = 1ULL << KAryNCube::kLocalPort;
-  nd.dist[r] = 0;
-  nd.view.tables_complete = false;
-  ++nd.view.epoch;
+  nd.hw->table_update_module.begin_rebuild();
+  nd.hw->set_tables_complete(false);
 }
 
 void ImmunetControlPlane::on_done(int r) {
   Node& nd = m_nodes[r];
-  const EmergencyState& s = nd.logic.state();
-  const int radix = m_topo.max_radix();
+  const EmergencyState& s = nd.rm->logic.state();
   const int ports = 2 * m_topo.dimensions();
-  // SS table: the tour of the tree through this node (Figure 5).
-  std::vector<routing::PortId> cyc;
-  if (!s.root) cyc.push_back(s.parent + 1);
-  for (int i = 0; i < ports; ++i)
-    if (s.children >> i & 1u) cyc.push_back(i + 1);
-  nd.ss_next.assign(radix, -1);
-  for (std::size_t i = 0; i < cyc.size(); ++i) nd.ss_next[cyc[i]] = static_cast<std::int8_t>(cyc[(i + 1) % cyc.size()]);
-  // Provisional safe table (section 4.2): every packet entering the ring goes
-  // towards the parent (the root: its first child).
-  const int n = static_cast<int>(m_nodes.size());
-  const std::uint64_t towards = cyc.empty() ? 1ULL : (1ULL << cyc.front());
-  for (int d = 0; d < n; ++d) nd.safe[d] = towards;
-  nd.safe[r] = 1ULL << KAryNCube::kLocalPort;
-  nd.view.single_ring = true;
-  nd.view.emergency = false;
-  ++nd.view.epoch;
+  // The Table Update Module installs the SS table of the tree's tour
+  // (Figure 5) and the provisional safe table (section 4.2).
+  ImmunetTableUpdateModule& tum = nd.hw->table_update_module;
+  tum.install_tree(s);
+  nd.hw->set_emergency(false);
   --m_in_emergency;
   m_nis[r]->set_injection_stopped(false);
   // Table Update Module: drain the head packet of a safe queue that has no
@@ -272,6 +229,7 @@ void ImmunetControlPlane::on_done(int r) {
     std::uint32_t id = 0;
     if (m_routers[r]->drain_safe_head(p, 2 * m_ctx.max_packet_flits, &id)) {
       m_nis[r]->requeue_front(id);
+      ++tum.drained;
       ++m_report.drained_packets;
     }
   }
@@ -285,7 +243,7 @@ void ImmunetControlPlane::on_done(int r) {
   if (!s.root) send(Message{true, r, s.epl, 0, r, s.parent + 1}, c);
   // Adaptive tables: distance vector, one packet to every live neighbour.
   for (int i = 0; i < ports; ++i)
-    if (nd.port_enable >> i & 1u) send(Message{false, r, s.epl, 0, r, i + 1}, c);
+    if (nd.rm->port_enable >> i & 1u) send(Message{false, r, s.epl, 0, r, i + 1}, c);
 }
 
 void ImmunetControlPlane::send(const Message& m, std::uint64_t now) {
@@ -355,14 +313,13 @@ void ImmunetControlPlane::collect_link_sends() {
 void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   Node& nd = m_nodes[m.to];
   if (nd.dead) return;
-  const EmergencyState& s = nd.logic.state();
+  const EmergencyState& s = nd.rm->logic.state();
   if (!s.valid || s.epl != m.epl) {  // a newer emergency is in progress: discard
     ++m_report.stale_control_packets;
     return;
   }
   if (m.safe) {
-    nd.safe[m.origin] = 1ULL << m.port;  // the descendant is below this port
-    ++nd.view.epoch;
+    nd.hw->table_update_module.set_safe(m.origin, m.port);  // the descendant is below this port
     m_report.last_table_update_cycle = now;
     if (!s.root) send(Message{true, m.origin, m.epl, 0, m.to, s.parent + 1}, now);
     return;
@@ -379,36 +336,15 @@ void ImmunetControlPlane::deliver(const Message& m, std::uint64_t now) {
   // (degree - 1) N^2, which is what section 6.1 reports ("grows as
   // n-squared").
   const int d = m.dist + 1;
-  if (d > nd.dist[m.origin]) return;
-  const bool improved = d < nd.dist[m.origin];
-  if (improved) {
-    nd.dist[m.origin] = d;
-    nd.adaptive[m.origin] = 1ULL << m.port;
-  } else {
-    nd.adaptive[m.origin] |= 1ULL << m.port;
-  }
+  const int verdict = nd.hw->table_update_module.apply_distance(m.origin, m.port, d);
+  if (verdict < 0) return;
+  const bool improved = verdict > 0;
   m_report.last_table_update_cycle = now;
-  ++nd.view.epoch;
   m_routers[m.to]->wake();
   if (!improved) return;
   const int ports = 2 * m_topo.dimensions();
   for (int i = 0; i < ports; ++i)
-    if ((nd.port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);
-}
-
-void ImmunetControlPlane::trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected) const {
-  for (std::size_t r = 0; r < m_nodes.size(); ++r) {
-    if (!selected.empty() && !selected[r]) continue;
-    const std::string b = std::string(m_routers[r]->name()) + ".rm.";
-    const EmergencyState& s = m_nodes[r].logic.state();
-    sc_core::sc_trace(tf, s.epl, b + "epl");
-    sc_core::sc_trace(tf, s.valid, b + "valid");
-    sc_core::sc_trace(tf, s.root, b + "root");
-    sc_core::sc_trace(tf, s.parent, b + "parent");
-    sc_core::sc_trace(tf, s.children, b + "children");
-    sc_core::sc_trace(tf, s.emergency, b + "emergency");
-    sc_core::sc_trace(tf, s.done, b + "done");
-  }
+    if ((nd.rm->port_enable >> i & 1u) && i + 1 != m.port) send(Message{false, m.origin, m.epl, d, m.to, i + 1}, now);
 }
 
 long ImmunetControlPlane::safe_table_bits() const {
@@ -435,8 +371,8 @@ void ImmunetControlPlane::finalize() {
   for (int r = 0; r < n; ++r) {
     if (m_nodes[r].dead) continue;
     for (int d = 0; d < n; ++d)
-      if (d != r && m_nodes[d].dead == false && m_nodes[r].dist[d] < n) {
-        sum += m_nodes[r].dist[d];
+      if (d != r && m_nodes[d].dead == false && adaptive_distance(r, d) < n) {
+        sum += adaptive_distance(r, d);
         pairs += 1;
       }
   }
@@ -445,7 +381,7 @@ void ImmunetControlPlane::finalize() {
   const int ref = m_report.root >= 0 ? m_report.root : 0;
   if (m_report.complete) {
     for (int d = 0; d < n; ++d)
-      if (m_nodes[ref].dist[d] >= n) m_report.lost_nodes.push_back(d);
+      if (adaptive_distance(ref, d) >= n) m_report.lost_nodes.push_back(d);
     return;
   }
   // The run ended during a reconfiguration: the distance tables are still
@@ -463,7 +399,7 @@ void ImmunetControlPlane::finalize() {
     const int r = stack.back();
     stack.pop_back();
     for (int i = 0; i < ports; ++i) {
-      if (!(m_nodes[r].port_enable >> i & 1u)) continue;
+      if (!(m_nodes[r].rm->port_enable >> i & 1u)) continue;
       const routing::PortPeer& pp = m_topo.peer(r, i + 1);
       if (pp.kind != routing::PortPeer::Kind::kRouter || m_nodes[pp.id].dead || seen[pp.id]) continue;
       seen[pp.id] = 1;

@@ -1,6 +1,6 @@
-// Immunet's per-router reconfiguration hardware, network wide: Local Fault
-// Detector, emergency-signal logic (Input/Output Blocks, Reconfiguration
-// Module) and Table Update Module.
+// Immunet's control plane: steps every router's Immunet hardware (its
+// `immunet` child, hw/immunet_router.hpp) in two phases and carries the
+// Table Update Modules' control packets between routers.
 // Source: immunet-fault-tolerant-routing.txt, sections 4.1-4.3 and 5.
 #pragma once
 #include <systemc>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hw/emergency_logic.hpp"
+#include "hw/immunet_router.hpp"
 #include "hw/network_context.hpp"
 #include "routing_logic/kary_ncube.hpp"
 
@@ -19,26 +20,8 @@ namespace ftsim::hw {
 
 class Router;
 class NetworkInterface;
+class ManagementBus;
 struct LinkDirection;
-
-/// Latencies of the protocol, with section 6's values as defaults.
-struct ImmunetParams {
-  int handle_cycles = 100;           ///< a node handles and retransmits an emergency, cycles
-  int ack_window = 10;               ///< cycles after propagation in which ACKs count
-  int control_packet_cycles = 1000;  ///< one control packet over one hop at zero load, cycles
-  /// Flits (phits) of one control packet on a link, 0..64. Default 2: the
-  /// node id and the distance share one 32-bit phit, the 32-bit EPL takes the
-  /// other (section 5: EPL of 32 bits; section 6: phits of 4 bytes). Each hop
-  /// then takes its flits from the link's bandwidth, competing with the
-  /// crossbar, and a hop costs control_packet_cycles plus the cycles the
-  /// flits waited for the link. 0: control packets take no link bandwidth
-  /// (every hop exactly control_packet_cycles; the model before this option).
-  int control_packet_flits = 2;
-  int epl_bits = 32;
-  /// Diagnostic: boot with the safe network of a fault-free tree tour (one
-  /// ring, as after a reconfiguration) instead of the dimension rings.
-  bool boot_tree_ring = false;
-};
 
 /// What the reconfiguration reports (stats.json "reconfiguration").
 struct ImmunetReport {
@@ -75,19 +58,27 @@ struct ImmunetReport {
   bool complete = true;         ///< false: the run ended during a reconfiguration
 };
 
-/// One instance per network. It owns every router's Immunet tables and hands
-/// each router an ImmunetView. It runs one clocked method that steps every
-/// live router's EmergencyLogic in two phases (all outputs from the current
-/// state, then all state updates from the neighbours' wires), only while an
-/// emergency or table update is in progress; otherwise it sleeps until a
-/// fault is detected.
+/// One instance per network. The hardware is per router (each router's
+/// `immunet` child: Input/Output Blocks, Reconfiguration Module, Table
+/// Update Module, Safe/Adaptive/SS tables); this module is the clock tree
+/// and the wires between them. Its one method steps every live router's
+/// blocks in two phases (every Output Block driven from the current state,
+/// then every Input Block sampled and every Reconfiguration Module clocked),
+/// only while an emergency or table update is in progress; otherwise it
+/// sleeps until a fault is detected. The Table Update Modules write their
+/// tables through the management bus (every router's TableTarget), the same
+/// socket a subnet manager or a debugger uses. Boot tables are written
+/// through the table modules' back-door.
 class ImmunetControlPlane : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(ImmunetControlPlane);
+  /// Every router must have been built with immunet_router_factory()
+  /// (throws std::logic_error otherwise). bus: the management plane, bound
+  /// to every router's TableTarget with the Immunet tables mapped.
   ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx, const routing::KAryNCube& topo,
                       std::vector<Router*> routers, std::vector<NetworkInterface*> interfaces,
                       std::vector<LinkDirection*> in_links, std::vector<LinkDirection*> out_links,
-                      const ImmunetParams& params);
+                      const ImmunetParams& params, ManagementBus& bus);
 
   /// Local Fault Detector of router r: the link on port p is dead (after the
   /// detection delay). fail_cycle: when it failed, for the report.
@@ -96,19 +87,15 @@ class ImmunetControlPlane : public sc_core::sc_module {
   void router_failed(routing::RouterId r);
 
   const ImmunetReport& report() const { return m_report; }
+  /// Router r's Immunet hardware.
+  const ImmunetRouter& hardware(routing::RouterId r) const { return *m_nodes[r].hw; }
   /// Tables of router r (tests).
-  const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r].view; }
-  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r].logic; }
-  int adaptive_distance(routing::RouterId r, routing::NodeId d) const { return m_nodes[r].dist[d]; }
+  const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r].hw->view(); }
+  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r].hw->reconfiguration_module.logic; }
+  int adaptive_distance(routing::RouterId r, routing::NodeId d) const {
+    return m_nodes[r].hw->adaptive_table.distance(d);
+  }
   bool busy() const;
-  /// Waves: per router the Reconfiguration Module's latches under
-  /// <router>.rm.{epl,valid,root,parent,children,emergency,done}. The
-  /// emergency wires themselves appear on the links' phit bundles
-  /// (<router>.output_<port>.{req0,req1,data}), driven in the second half of
-  /// each cycle while an emergency is signalled.
-  /// Traces the emergency state of the routers with selected[r] != 0 (every
-  /// router when `selected` is empty).
-  void trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected = {}) const;
   /// Hardware cost of one router's tables, in bits.
   long safe_table_bits() const;
   long adaptive_table_bits() const;
@@ -118,16 +105,8 @@ class ImmunetControlPlane : public sc_core::sc_module {
 
  private:
   struct Node {
-    explicit Node(const EmergencyParams& p) : logic(p) {}
-    EmergencyLogic logic;
-    std::vector<EmergencyWires> out;  // wires driven this cycle
-    std::vector<std::uint64_t> safe;
-    std::vector<std::uint64_t> adaptive;
-    std::vector<std::int32_t> dist;
-    std::vector<std::int8_t> ss_next;
-    routing::ImmunetView view;
-    std::uint32_t port_enable = 0;  // bit i = topology port i + 1
-    bool detect_pending = false;
+    ImmunetRouter* hw = nullptr;
+    ImmunetReconfigurationModule* rm = nullptr;
     bool dead = false;
   };
   struct Message {
@@ -143,7 +122,6 @@ class ImmunetControlPlane : public sc_core::sc_module {
   void on_done(int r);
   void send(const Message& m, std::uint64_t now);
   void deliver(const Message& m, std::uint64_t now);
-  void publish(int r);
   std::uint64_t now() const;
 
   NetworkContext& m_ctx;

@@ -4,10 +4,10 @@ namespace ftsim::hw {
 
 ManagementBus::ManagementBus(sc_core::sc_module_name name, int routers) : sc_module(name), sockets("table", routers) {}
 
-tlm::tlm_response_status ManagementBus::access(int router, tlm::tlm_command cmd, int dest, std::int32_t* word) {
+tlm::tlm_response_status ManagementBus::access(int router, tlm::tlm_command cmd, std::uint64_t address, void* word) {
   tlm::tlm_generic_payload gp;
   gp.set_command(cmd);
-  gp.set_address(static_cast<sc_dt::uint64>(dest) * 4U);
+  gp.set_address(address);
   gp.set_data_ptr(reinterpret_cast<unsigned char*>(word));
   gp.set_data_length(4);
   gp.set_streaming_width(4);
@@ -20,11 +20,19 @@ tlm::tlm_response_status ManagementBus::access(int router, tlm::tlm_command cmd,
 }
 
 tlm::tlm_response_status ManagementBus::write(int router, int dest, std::int32_t port) {
-  return access(router, tlm::TLM_WRITE_COMMAND, dest, &port);
+  return access(router, tlm::TLM_WRITE_COMMAND, static_cast<std::uint64_t>(dest) * 4U, &port);
 }
 
 tlm::tlm_response_status ManagementBus::read(int router, int dest, std::int32_t* port) {
-  return access(router, tlm::TLM_READ_COMMAND, dest, port);
+  return access(router, tlm::TLM_READ_COMMAND, static_cast<std::uint64_t>(dest) * 4U, port);
+}
+
+tlm::tlm_response_status ManagementBus::write_word(int router, std::uint64_t address, std::uint32_t value) {
+  return access(router, tlm::TLM_WRITE_COMMAND, address, &value);
+}
+
+tlm::tlm_response_status ManagementBus::read_word(int router, std::uint64_t address, std::uint32_t* value) {
+  return access(router, tlm::TLM_READ_COMMAND, address, value);
 }
 
 }  // namespace ftsim::hw

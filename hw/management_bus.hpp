@@ -10,18 +10,22 @@ namespace ftsim::hw {
 
 /// Initiator side of the management plane (a subnet manager, Immunet's Table
 /// Update Module or a debugger talks through it). Socket i is bound to router
-/// i's TableTarget. read()/write() issue one blocking 32-bit transaction and
-/// return the TLM response status.
+/// i's TableTarget. read()/write() issue one blocking 32-bit transaction on
+/// the forwarding table (address = dest * 4); read_word()/write_word() on
+/// any byte address of the router's table map (TableTarget::map). All return
+/// the TLM response status.
 class ManagementBus : public sc_core::sc_module {
  public:
   sc_core::sc_vector<tlm_utils::simple_initiator_socket<ManagementBus>> sockets;
   ManagementBus(sc_core::sc_module_name name, int routers);
   tlm::tlm_response_status write(int router, int dest, std::int32_t port);
   tlm::tlm_response_status read(int router, int dest, std::int32_t* port);
+  tlm::tlm_response_status write_word(int router, std::uint64_t address, std::uint32_t value);
+  tlm::tlm_response_status read_word(int router, std::uint64_t address, std::uint32_t* value);
   std::uint64_t transactions() const { return m_transactions; }
 
  private:
-  tlm::tlm_response_status access(int router, tlm::tlm_command cmd, int dest, std::int32_t* word);
+  tlm::tlm_response_status access(int router, tlm::tlm_command cmd, std::uint64_t address, void* word);
   std::uint64_t m_transactions = 0;
 };
 

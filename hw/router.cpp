@@ -27,7 +27,8 @@ void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string
   sc_core::sc_trace(tf, f.kind, name + ".kind");
 }
 
-Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx)
+Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx,
+               const RouterMechanismFactory& mechanism)
     : sc_module(name),
       clk("clk"),
       m_id(id),
@@ -50,10 +51,18 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
   }
   m_sa.configure(radix, m_nq, m_lanes);
   m_va.configure(radix, vcs);
+  if (mechanism) m_mechanism = mechanism(*this);  // built here: a child of this router
+  if (m_mechanism) {
+    m_route.mechanism = m_mechanism.get();
+    m_route.table_epoch = m_mechanism->table_epoch();
+    m_hold_transit = m_mechanism->hold_transit();
+  }
   SC_METHOD(tick);
   sensitive << clk.pos();
   dont_initialize();
 }
+
+Router::~Router() = default;
 
 // ---------------------------------------------------------------------------
 // The units' per-cycle paths, here so that they inline into the router's
@@ -68,9 +77,8 @@ bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, Inp
   q.injected_here = injected_here;
   q.header = &header;
   q.view.port_alive = port_alive;
-  q.view.immunet = immunet;
-  q.view.reroute = &reroute;
   q.view.cycle = cycle;
+  if (mechanism != nullptr) mechanism->fill_view(q.view);
   if (!table.empty()) {
     q.view.forwarding = table.data();
     q.view.forwarding_size = table.size();
@@ -598,9 +606,10 @@ void Router::tick() {
   for (auto* ni : m_nis) ni->tick(c);
   receive(c);
   if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
-    // Immunet: in the emergency state packets in transit stay in the local
-    // buffers and are not retransmitted to the output ports (section 5).
-    if (m_route.immunet == nullptr || !m_route.immunet->emergency) {
+    // The mechanism's switch hook (Immunet section 5: in the emergency state
+    // packets in transit stay in the local buffers and are not retransmitted
+    // to the output ports).
+    if (m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
       m_sa.allocate(m_in, m_out, control, c, [&](const SwitchGrant& g) { m_buffered -= m_xbar.traverse(*this, g, c); });
     }
@@ -770,6 +779,7 @@ void Router::trace(sc_core::sc_trace_file* tf) const {
       sc_core::sc_trace(tf, l->alive, ob + ".alive");
     }
   }
+  if (m_mechanism) m_mechanism->trace(tf, name());
 }
 
 }  // namespace ftsim::hw

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/channels.hpp"
+#include "hw/mechanism.hpp"
 #include "hw/network_context.hpp"
 #include "hw/router_units.hpp"
 #include "tables/forwarding_table.hpp"
@@ -41,8 +42,12 @@ class Router : public sc_core::sc_module {
 
   SC_HAS_PROCESS(Router);
   /// id: topology router id; radix: ports. Throws ConfigError via the
-  /// network when params are out of range.
-  Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx);
+  /// network when params are out of range. mechanism: builds the
+  /// mechanism's per-router hardware as a child of this router (empty: none);
+  /// see hw/mechanism.hpp for the hooks the router calls.
+  Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx,
+         const RouterMechanismFactory& mechanism = {});
+  ~Router() override;
 
   /// Connects port p: `in` carries flits into this router, `out` carries flits
   /// out of it. ejection: the port leads to a network interface (infinite sink).
@@ -61,8 +66,8 @@ class Router : public sc_core::sc_module {
   /// dropped packet (switch_failure) and the router stops.
   void fail();
   bool failed() const { return m_failed; }
-  /// Immunet tables this router routes with (owned by the control plane).
-  void set_immunet_view(const routing::ImmunetView* v) { m_route.immunet = v; }
+  /// The mechanism's per-router hardware (a child module), or nullptr.
+  RouterMechanism* mechanism() const { return m_mechanism.get(); }
   /// Table Update Module drain (Immunet section 4.2): when the safe VC (VC 0)
   /// of input port p has fewer than `need_free` free flits and holds a whole
   /// packet at its head that is not being forwarded, removes that packet
@@ -162,6 +167,8 @@ class Router : public sc_core::sc_module {
   SwitchAllocator m_sa;
   Crossbar m_xbar;
   std::vector<std::unique_ptr<OutputUnit>> m_out;
+  std::unique_ptr<RouterMechanism> m_mechanism;
+  const bool* m_hold_transit = nullptr;  // the mechanism's switch hook
   std::vector<NetworkInterface*> m_nis;
   std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;

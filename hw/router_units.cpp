@@ -54,8 +54,10 @@ void RouteUnit::set_port_alive(int p, bool alive) {
     port_alive &= ~(1ULL << p);
   // Packets waiting for VC allocation re-run route computation, so a route
   // computed before a fault was detected does not wait forever on a dead port
-  // (and a repaired link is used again). Immunet has its own table epoch.
-  if (before != port_alive && immunet == nullptr) ++alive_epoch;
+  // (and a repaired link is used again). A mechanism with tables (Immunet)
+  // has its own table epoch.
+  if (before != port_alive && table_epoch == nullptr) ++alive_epoch;
+  if (before != port_alive && mechanism != nullptr) mechanism->on_port_changed(p, alive);
 }
 
 // ---------------------------------------------------------------------------

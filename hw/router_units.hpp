@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hw/channels.hpp"
+#include "hw/mechanism.hpp"
 #include "hw/network_context.hpp"
 #include "tables/forwarding_table.hpp"
 
@@ -203,8 +204,9 @@ class OutputUnit : public sc_core::sc_module {
 
 /// Route unit: computes the candidate (output port, VC mask) set of a head
 /// flit from the routing relation and the router's routing state: the ports
-/// known alive, the forwarding table (LFT), the Immunet tables it is given,
-/// and the fat tree's U-turn re-route vector.
+/// known alive, the forwarding table (LFT) and whatever the mechanism's
+/// per-router hardware adds to the view (Immunet's tables, the fat tree's
+/// U-turn re-route vector; RouterMechanism::fill_view).
 class RouteUnit : public sc_core::sc_module {
  public:
   explicit RouteUnit(sc_core::sc_module_name name) : sc_module(name) {}
@@ -214,15 +216,16 @@ class RouteUnit : public sc_core::sc_module {
   /// returns false when the relation has no route (or discards the packet).
   bool compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
                bool injected_here, routing::PacketHeader& header, std::uint64_t cycle);
-  /// Epoch of the routing inputs: Immunet's table epoch plus port changes. A
-  /// packet waiting for VC allocation re-runs route computation when it moved.
-  std::uint32_t epoch() const { return (immunet != nullptr ? immunet->epoch : 0) + alive_epoch; }
+  /// Epoch of the routing inputs: the mechanism's table epoch plus port
+  /// changes. A packet waiting for VC allocation re-runs route computation
+  /// when it moved.
+  std::uint32_t epoch() const { return (table_epoch != nullptr ? *table_epoch : 0) + alive_epoch; }
   /// Marks output port p usable or not (after fault detection).
   void set_port_alive(int p, bool alive);
 
-  tables::ForwardingTable table;                  ///< LFT (behind the TLM management plane)
-  const routing::ImmunetView* immunet = nullptr;  ///< Immunet tables (owned by the control plane)
-  routing::RerouteState reroute;                  ///< U-turn re-route vector (fat-tree DLR section VI)
+  tables::ForwardingTable table;               ///< LFT (behind the TLM management plane)
+  RouterMechanism* mechanism = nullptr;        ///< the mechanism's hardware (route-computation hook)
+  const std::uint32_t* table_epoch = nullptr;  ///< the mechanism's tables-changed counter
   std::uint64_t port_alive = ~0ULL;
   std::uint32_t alive_epoch = 0;
 };

@@ -1,12 +1,38 @@
 #include "hw/table_target.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace ftsim::hw {
 
 TableTarget::TableTarget(sc_core::sc_module_name name, tables::ForwardingTable& table)
-    : sc_module(name), socket("socket"), m_table(table) {
+    : sc_module(name), socket("socket"), m_lft(table) {
+  m_regions.push_back(Region{0, &m_lft, "lft"});
   socket.register_b_transport(this, &TableTarget::b_transport);
+}
+
+bool TableTarget::LftMemory::write_word(int index, std::uint32_t value) {
+  try {
+    m_table.set(index, static_cast<std::int32_t>(value));
+  } catch (const std::out_of_range&) {
+    return false;
+  }
+  return true;
+}
+
+void TableTarget::map(std::uint64_t base, TableMemory& memory, const std::string& name) {
+  if (base == 0 || base % 4 != 0)
+    throw std::invalid_argument(std::string(this->name()) + ": table '" + name +
+                                "' needs a non-zero base that is a multiple of 4");
+  const std::uint64_t end = base + 4ULL * static_cast<std::uint64_t>(memory.words());
+  for (const Region& r : m_regions) {
+    // The LFT region may be empty (no table-driven relation); it still owns base 0.
+    const std::uint64_t r_end = r.base + 4ULL * static_cast<std::uint64_t>(std::max(r.memory->words(), 1));
+    if (base < r_end && r.base < end)
+      throw std::invalid_argument(std::string(this->name()) + ": table '" + name + "' overlaps table '" + r.name + "'");
+  }
+  m_regions.push_back(Region{base, &memory, name});
 }
 
 void TableTarget::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
@@ -15,20 +41,26 @@ void TableTarget::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*
     gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
     return;
   }
-  if (addr % 4 != 0 || addr / 4 >= static_cast<sc_dt::uint64>(m_table.size())) {
+  TableMemory* mem = nullptr;
+  int index = 0;
+  if (addr % 4 == 0)
+    for (const Region& r : m_regions)
+      if (addr >= r.base && (addr - r.base) / 4 < static_cast<sc_dt::uint64>(r.memory->words())) {
+        mem = r.memory;
+        index = static_cast<int>((addr - r.base) / 4);
+        break;
+      }
+  if (mem == nullptr) {
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  const int dest = static_cast<int>(addr / 4);
-  std::int32_t word = 0;
+  std::uint32_t word = 0;
   if (gp.is_read()) {
-    word = m_table.get(dest);
+    word = mem->read_word(index);
     std::memcpy(gp.get_data_ptr(), &word, 4);
   } else if (gp.is_write()) {
     std::memcpy(&word, gp.get_data_ptr(), 4);
-    try {
-      m_table.set(dest, word);
-    } catch (const std::out_of_range&) {
+    if (!mem->write_word(index, word)) {
       gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       return;
     }

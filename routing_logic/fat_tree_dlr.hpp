@@ -88,6 +88,9 @@ class FatTreeDlrRouting : public RoutingRelation {
   /// (>= 1; default 10,000).
   void set_reroute_timeout(std::uint64_t cycles) { m_timeout = cycles; }
   Variant variant() const { return m_variant; }
+  /// True for the adaptive variants, which keep a re-route vector per
+  /// U-turn switch (RouterView::reroute; hw::RerouteVector in the model).
+  bool uses_reroute_vector() const { return m_variant == Variant::kAdaptive || m_variant == Variant::kAdaptiveSwitch; }
 
   /// One Algorithm 1 table entry: output port and VC, kNone when the
   /// combination cannot occur, kDiscard after the last port of D.

@@ -10,6 +10,7 @@
 
 #include <cctype>
 
+#include "hw/reroute_vector.hpp"
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
 #include "routing_logic/immunet_routing.hpp"
@@ -113,9 +114,23 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     m_dirs.push_back(std::make_unique<hw::LinkDirection>());
     m_dirs.back()->link_id = i / 2;
   }
+  // The mechanism's per-router hardware, built by each router as its child.
+  hw::RouterMechanismFactory mechanism;
+  hw::ImmunetParams immunet_params;
+  if (cfg.routing == "immunet") {
+    immunet_params.handle_cycles = cfg.immunet.handle_cycles;
+    immunet_params.ack_window = cfg.immunet.ack_window;
+    immunet_params.control_packet_cycles = cfg.immunet.control_packet_cycles;
+    immunet_params.control_packet_flits = cfg.immunet.control_packet_flits;
+    immunet_params.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
+    mechanism = hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), immunet_params);
+  } else if (const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(m_relation.get());
+             dlr != nullptr && dlr->uses_reroute_vector()) {
+    mechanism = hw::reroute_vector_factory();
+  }
   routers.init(t.num_routers(), [&](const char*, std::size_t r) {
     return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(), static_cast<int>(r),
-                          t.radix(static_cast<int>(r)), m_ctx);
+                          t.radix(static_cast<int>(r)), m_ctx, mechanism);
   });
   interfaces.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new hw::NetworkInterface(("ni_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
@@ -171,6 +186,11 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     return new hw::TableTarget(("table_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
                                routers[r].forwarding_table());
   });
+  management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+    if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[r]);
+    management->sockets[r].bind(table_targets[r].socket);
+  }
   if (cfg.routing == "immunet") {
     std::vector<hw::Router*> rs;
     std::vector<hw::NetworkInterface*> nis;
@@ -187,17 +207,9 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
         out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = out_of;
       }
     }
-    hw::ImmunetParams ip;
-    ip.handle_cycles = cfg.immunet.handle_cycles;
-    ip.ack_window = cfg.immunet.ack_window;
-    ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
-    ip.control_packet_flits = cfg.immunet.control_packet_flits;
-    ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
     immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t),
-                                                        rs, nis, in_links, out_links, ip);
+                                                        rs, nis, in_links, out_links, immunet_params, *management);
   }
-  management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
-  for (routing::RouterId r = 0; r < t.num_routers(); ++r) management->sockets[r].bind(table_targets[r].socket);
   if (cfg.ddrc.enabled) {
     const auto* tree = dynamic_cast<const routing::KAryNTree*>(&t);
     const std::string& rn = cfg.routing;
@@ -555,7 +567,6 @@ void Network::trace(sc_core::sc_trace_file* tf, const std::vector<char>& selecte
   sc_core::sc_trace(tf, clk, std::string(name()) + ".clk");
   for (std::size_t r = 0; r < routers.size(); ++r)
     if (selected.empty() || selected[r]) routers[r].trace(tf);
-  if (immunet) immunet->trace(tf, selected);
 }
 
 std::vector<char> parse_router_selection(const routing::Topology& topo, const std::string& spec) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tb/experiment_runner.hpp"
+#include "tb/network.hpp"
 
 using namespace ftsim;
 
@@ -169,3 +170,25 @@ TEST(FatTreeRun, RepairedLinkIsUsedAgain) {
 }
 
 }  // namespace
+
+// The U-turn re-route vector (section VI) is a child module of every switch
+// under the adaptive variants, and absent where no relation reads it.
+TEST(FatTreeHardware, RerouteVectorIsAChildOfEachSwitchUnderAdlrOnly) {
+  for (const char* routing : {"adlr", "ddlr"}) {
+    auto cfg = tb::parse_experiment(kUturn, {std::string("routing=") + routing});
+    // Two networks in one process: distinct top-level names.
+    tb::Network net((std::string("net_") + routing).c_str(), cfg);
+    int with = 0;
+    for (const auto& r : net.routers) {
+      const std::string path = std::string(r.name()) + ".reroute_vector";
+      const auto* o = sc_core::sc_find_object(path.c_str());
+      if (o != nullptr) {
+        ++with;
+        EXPECT_STREQ(o->kind(), "ftsim_reroute_vector");
+        EXPECT_EQ(o, r.mechanism());
+      }
+    }
+    // A 4-ary 3-tree has 3 x 4^2 = 48 switches.
+    EXPECT_EQ(with, std::string(routing) == "adlr" ? 48 : 0) << routing;
+  }
+}

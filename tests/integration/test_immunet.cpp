@@ -417,3 +417,128 @@ immunet: {handle_cycles: 100, ack_window: 10, control_packet_cycles: 200}
   EXPECT_GT(r.stats["reconfiguration"]["emergency_cycles"].get<long>(), 50);
   EXPECT_TRUE(r.stats["drained"].get<bool>());
 }
+
+// ---------------------------------------------------------------------------
+// Immunet's hardware as per-router modules behind the management plane
+// (issue 13 section 2; the paper's section 5 blocks and section 2 tables).
+
+namespace {
+const char* kFaultFree4x4 = R"(
+topology: torus:4x4
+routing: immunet
+router: {vcs: 2, buffer_flits: 8, flow_control: vct}
+traffic: {pattern: uniform, load: 0.01, packet_flits: 4}
+sim: {warmup_cycles: 0, measure_cycles: 100, seed: 5}
+)";
+}  // namespace
+
+TEST(ImmunetHardware, BlocksAreChildModulesOfTheirRouter) {
+  test::Harness h(kFaultFree4x4);
+  const std::string r = "net.router_1_2.immunet";
+  const auto* top = sc_core::sc_find_object(r.c_str());
+  ASSERT_NE(top, nullptr);
+  EXPECT_STREQ(top->kind(), "ftsim_immunet_router");
+  EXPECT_EQ(top, h.net->routers[h.net->topology().parse_router("1,2")].mechanism());
+  // A 2D torus router has 2n = 4 links, each with its Input and Output Block.
+  for (const char* port : {"east", "west", "north", "south"})
+    for (const char* block : {"input_block_", "output_block_"}) {
+      const std::string path = r + "." + block + port;
+      EXPECT_NE(sc_core::sc_find_object(path.c_str()), nullptr) << path;
+    }
+  EXPECT_EQ(sc_core::sc_find_object((r + ".input_block_local").c_str()), nullptr);  // no emergency wires to the node
+  for (const char* child :
+       {"reconfiguration_module", "table_update_module", "safe_table", "adaptive_table", "ss_table"})
+    EXPECT_NE(sc_core::sc_find_object((r + "." + child).c_str()), nullptr) << child;
+  EXPECT_EQ(h.net->immunet->hardware(6).input_blocks.size(), 4U);
+}
+
+TEST(ImmunetHardware, TablesAreReadAndWrittenThroughTheManagementPlane) {
+  test::Harness h(kFaultFree4x4);
+  auto& bus = *h.net->management;
+  const auto& t = h.net->topology();
+  const int r = t.parse_router("0,0");
+  const std::uint64_t safe = hw::immunet_map::kSafeTable;
+  const std::uint64_t adaptive = hw::immunet_map::kAdaptiveTable;
+  const std::uint64_t ss = hw::immunet_map::kSsTable;
+  // Ports of a 2D torus router: 0 local, 1 east (x+), 2 west, 3 north (y+), 4 south.
+  auto rd = [&](std::uint64_t a) {
+    std::uint32_t v = 0xDEADBEEF;
+    EXPECT_EQ(bus.read_word(r, a, &v), tlm::TLM_OK_RESPONSE) << a;
+    return v;
+  };
+  const int d10 = t.parse_router("1,0");
+  const int d33 = t.parse_router("3,3");
+  // Fault-free tables (section 2), by hand: "1,0" is one hop east; "3,3" is
+  // one hop west and one south (the torus wraps), DOR takes x first.
+  EXPECT_EQ(rd(safe + 4 * d10), 1U << 1);
+  EXPECT_EQ(rd(safe + 4 * d33), 1U << 2);
+  EXPECT_EQ(rd(safe + 4 * r), 1U << 0);
+  EXPECT_EQ(rd(adaptive + 8 * d10), 1U << 1);
+  EXPECT_EQ(rd(adaptive + 8 * d10 + 4), 1U);
+  EXPECT_EQ(rd(adaptive + 8 * d33), (1U << 2) | (1U << 4));
+  EXPECT_EQ(rd(adaptive + 8 * d33 + 4), 2U);
+  // SS table, Figure 2(b): straight through each dimension ring.
+  EXPECT_EQ(rd(ss + 4 * 0), 0xFFFFFFFFU);
+  EXPECT_EQ(rd(ss + 4 * 1), 2U);
+  EXPECT_EQ(rd(ss + 4 * 2), 1U);
+  EXPECT_EQ(rd(ss + 4 * 3), 4U);
+  EXPECT_EQ(rd(ss + 4 * 4), 3U);
+  // A debugger's write is what the routing relation reads next, and it
+  // moves the table epoch (waiting packets re-route).
+  const auto& view = h.net->immunet->view(r);
+  const std::uint32_t epoch = view.epoch;
+  EXPECT_EQ(bus.write_word(r, safe + 4 * d33, 1U << 4), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(view.safe[d33], 1U << 4);
+  EXPECT_NE(view.epoch, epoch);
+  EXPECT_EQ(bus.write_word(r, adaptive + 8 * d33 + 4, 5), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(h.net->immunet->adaptive_distance(r, d33), 5);
+  // Out of range: a port bit beyond the 5 ports, a distance beyond N = 16,
+  // an SS successor that is no network port, a successor for the local
+  // port. Each is refused and changes nothing.
+  EXPECT_EQ(bus.write_word(r, safe + 4 * d10, 1U << 5), tlm::TLM_GENERIC_ERROR_RESPONSE);
+  EXPECT_EQ(rd(safe + 4 * d10), 1U << 1);
+  EXPECT_EQ(bus.write_word(r, adaptive + 8 * d10 + 4, 17), tlm::TLM_GENERIC_ERROR_RESPONSE);
+  EXPECT_EQ(bus.write_word(r, ss + 4 * 1, 5), tlm::TLM_GENERIC_ERROR_RESPONSE);
+  EXPECT_EQ(bus.write_word(r, ss + 4 * 0, 1), tlm::TLM_GENERIC_ERROR_RESPONSE);
+  EXPECT_EQ(rd(ss + 4 * 1), 2U);
+  // Unmapped: past the 16 safe entries, past the 5 SS words, unaligned, and
+  // the (empty) LFT region of a relation without forwarding tables.
+  std::uint32_t v = 0;
+  EXPECT_EQ(bus.read_word(r, safe + 4 * 16, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bus.read_word(r, ss + 4 * 5, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bus.read_word(r, safe + 2, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bus.read_word(r, 0, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+TEST(ImmunetHardware, TableUpdateModulesWriteThroughTheManagementPlane) {
+  // One link fault on a 4x4 torus. Every adoption of an EPL rewrites the
+  // whole Adaptive Table (2 words for each of the 16 destinations, then the
+  // router's own entry: 34 writes); every router that finishes its tree
+  // writes its SS table (5 words) and provisional Safe Table (16 + 1 words).
+  // All of them reach the routers' TableTargets as bus transactions.
+  test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]"});
+  run_and_check(h, 40000);
+  const auto& rep = h.net->immunet->report();
+  std::uint64_t writes = 0;
+  for (const auto& tt : h.net->table_targets) writes += tt.writes();
+  const std::uint64_t adoption_writes = rep.emergencies * 34;
+  const std::uint64_t tree_writes = 16 * (5 + 17);  // every router finishes once at least
+  // Optimised safe entries: one write per hop of a safe-table packet.
+  EXPECT_GE(writes, adoption_writes + tree_writes + rep.safe_control_hops);
+  EXPECT_EQ(h.net->management->transactions(), writes);
+  // And the tables a debugger reads over the bus are the reference ones
+  // (BFS distances on the survivors, section 4.3).
+  routing::FaultSet fs;
+  fs.links = {h.net->topology().parse_link("1,1:x+")};
+  const auto ref = tables::reference_adaptive_tables(h.net->topology(), fs);
+  for (int r = 0; r < 16; ++r)
+    for (int d = 0; d < 16; ++d) {
+      std::uint32_t mask = 0;
+      std::uint32_t dist = 0;
+      ASSERT_EQ(h.net->management->read_word(r, hw::immunet_map::kAdaptiveTable + 8 * d, &mask), tlm::TLM_OK_RESPONSE);
+      ASSERT_EQ(h.net->management->read_word(r, hw::immunet_map::kAdaptiveTable + 8 * d + 4, &dist),
+                tlm::TLM_OK_RESPONSE);
+      EXPECT_EQ(mask, ref[r].mask(d)) << r << "->" << d;
+      EXPECT_EQ(static_cast<int>(dist), ref[r].distance(d)) << r << "->" << d;
+    }
+}

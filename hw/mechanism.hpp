@@ -1,0 +1,68 @@
+// The seam between the router and a fault-tolerance mechanism's per-router
+// hardware. The router knows no mechanism by name: a mechanism that needs
+// state in each router (tables, a re-route vector, an emergency latch) gives
+// the router a factory, and the router builds that state as one of its child
+// modules, then reads it through the hooks below.
+#pragma once
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "routing_logic/routing_relation.hpp"
+
+namespace ftsim::hw {
+
+class Router;
+class TableTarget;
+
+/// Per-router hardware of a mechanism: a child module of its router
+/// (`net.router_3_2.immunet`, `net.router_0_1_2.reroute_vector`) with
+/// children of its own as the hardware has them. Like the router's units it
+/// has no process: the router's clocked method calls the hooks, and a
+/// network-wide control plane (if the mechanism has one) steps the blocks.
+class RouterMechanism : public sc_core::sc_module {
+ public:
+  explicit RouterMechanism(sc_core::sc_module_name name) : sc_module(name) {}
+
+  /// Route computation hook: adds this mechanism's state to the view the
+  /// routing relation reads (RouterView::immunet, RouterView::reroute, ...).
+  /// Called once per route computation.
+  virtual void fill_view(routing::RouterView& view) = 0;
+
+  /// Tables-changed hook, read on the hot path by pointer: a counter that
+  /// changes whenever the tables the relation reads change (packets waiting
+  /// for VC allocation then re-run route computation). nullptr: the
+  /// mechanism keeps no tables; the router's own port-change epoch applies.
+  /// When set, port changes do not move the epoch by themselves (the
+  /// mechanism's tables decide where packets go).
+  virtual const std::uint32_t* table_epoch() const { return nullptr; }
+
+  /// Switch hook, read on the hot path by pointer: while *hold_transit() is
+  /// true no packet leaves an input buffer (Immunet's emergency state,
+  /// section 5: "packets in transit stay in the local buffers"). nullptr:
+  /// never held.
+  virtual const bool* hold_transit() const { return nullptr; }
+
+  /// Port-changed hook: output port `port` became usable (alive) or not,
+  /// after fault detection. Default: nothing.
+  virtual void on_port_changed(routing::PortId /*port*/, bool /*alive*/) {}
+
+  /// Tables hook: maps this mechanism's table memories into the router's
+  /// management target (TableTarget::map), so the control plane and a
+  /// debugger reach them through the management plane. Default: none.
+  virtual void map_tables(TableTarget& /*target*/) {}
+
+  /// Trace hook: registers this block's waves under `prefix` (the router's
+  /// hierarchical name). Default: none.
+  virtual void trace(sc_core::sc_trace_file* /*tf*/, const std::string& /*prefix*/) const {}
+};
+
+/// Builds a router's mechanism hardware. Called inside the Router's
+/// constructor, so the module it returns is a child of that router; the
+/// router owns it. May return nullptr (no hardware in this router).
+using RouterMechanismFactory = std::function<std::unique_ptr<RouterMechanism>(Router& router)>;
+
+}  // namespace ftsim::hw
