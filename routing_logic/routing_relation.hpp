@@ -109,6 +109,9 @@ struct RouterView {
   RerouteState* reroute = nullptr;
   /// Current cycle (for the re-route vector's time-out).
   std::uint64_t cycle = 0;
+  /// State of a user mechanism's per-router hardware, for the user's own
+  /// relation (set by its hw::RouterMechanism::fill_view), or nullptr.
+  void* extension = nullptr;
 };
 
 /// Where the packet is: router, input port, input VC (the VC it occupies at

@@ -12,6 +12,7 @@
 
 #include "routing_logic/types.hpp"
 #include "tb/cli_text.hpp"
+#include "tb/mechanism_registry.hpp"
 #include "tb/plugin_registry.hpp"
 #include "tb/yaml_input.hpp"
 
@@ -183,9 +184,23 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
-  check_map(c, root, "",
-            {"name", "description", "topology", "routing", "router", "traffic", "sim", "faults", "immunet", "dlr",
-             "ddrc", "dqr"});
+  // Top level: the model's own sections and every mechanism's (built in or
+  // registered, tb/mechanism_registry.hpp); a mechanism section's keys are
+  // the ones its registry entry lists.
+  const std::vector<MechanismPlugin> mechanisms = mechanism_plugins();
+  std::set<std::string> top(core_sections().begin(), core_sections().end());
+  for (const auto& m : mechanisms)
+    if (!m.section.empty()) top.insert(m.section);
+  check_map(c, root, "", top);
+  auto section_keys = [&mechanisms](const std::string& section) {
+    std::set<std::string> keys;
+    for (const auto& m : mechanisms)
+      if (m.section == section)
+        for (const auto& k : m.keys) keys.insert(k.name);
+    return keys;
+  };
+  for (const auto& m : mechanisms)
+    if (!m.section.empty() && root[m.section]) check_map(c, root[m.section], m.section, section_keys(m.section));
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
   bool injection_set = false;
@@ -361,9 +376,6 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   }
 
   if (const YAML::Node im = root["immunet"]) {
-    check_map(c, im, "immunet",
-              {"handle_cycles", "ack_window", "control_packet_cycles", "control_packet_flits", "max_moves",
-               "boot_safe_network"});
     if (im["boot_safe_network"]) {
       auto& m = cfg.immunet;
       m.boot_safe_network = get_str(c, im["boot_safe_network"], "immunet.boot_safe_network");
@@ -388,13 +400,11 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     if (im["max_moves"]) m.max_moves = get_num<int>(c, im["max_moves"], "immunet.max_moves", 0, 255);
   }
   if (const YAML::Node dl = root["dlr"]) {
-    check_map(c, dl, "dlr", {"reroute_timeout"});
     if (dl["reroute_timeout"])
       cfg.dlr.reroute_timeout =
           get_num<std::int64_t>(c, dl["reroute_timeout"], "dlr.reroute_timeout", 1, std::int64_t{1} << 40);
   }
   if (const YAML::Node dd = root["ddrc"]) {
-    check_map(c, dd, "ddrc", {"enabled", "notification_cycles", "computation_cycles", "distribution_cycles"});
     auto& d = cfg.ddrc;
     if (dd["enabled"]) d.enabled = get_bool(c, dd["enabled"], "ddrc.enabled");
     if (dd["notification_cycles"])
@@ -408,9 +418,6 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
           get_num<std::int64_t>(c, dd["distribution_cycles"], "ddrc.distribution_cycles", 0, std::int64_t{1} << 40);
   }
   if (const YAML::Node dq = root["dqr"]) {
-    check_map(c, dq, "dqr",
-              {"enabled", "initial", "variant", "replay_tables", "notification_cycles", "computation_cycles",
-               "distribution", "distribution_cycles", "block_cycles", "order"});
     auto& d = cfg.dqr;
     if (dq["enabled"]) d.enabled = get_bool(c, dq["enabled"], "dqr.enabled");
     if (dq["initial"]) d.initial = get_str(c, dq["initial"], "dqr.initial");

@@ -415,6 +415,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["ftsim"] = {{"version", version()}, {"git_commit", git_commit()}, {"command_line", opts.command_line}};
   j["topology"] = topo.spec();
   j["routing"] = cfg.routing;
+  // Active mechanisms (tb/mechanism_registry.hpp) and their own figures;
+  // the built-in ones report under "reconfiguration" and "routing".
+  j["mechanisms"] = nlohmann::json::object();
+  for (const auto& m : net.mechanisms()) j["mechanisms"][m.name] = m.report ? m.report(net) : nlohmann::json::object();
   j["flow_control"] = cfg.router.vct ? "vct" : "wormhole";
   j["injection"] = injection_policy_name(cfg.router.injection);
   j["cycles"] = cycles;

@@ -28,6 +28,7 @@
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_tolerance_analysis.hpp"
 #include "tb/gnuplot.hpp"
+#include "tb/mechanism_registry.hpp"
 #include "tb/output_files.hpp"
 #include "tb/plugin_registry.hpp"
 #include "tb/run_summary.hpp"
@@ -144,21 +145,14 @@ void list_command(const std::string& what, std::string dir) {
     std::cout << "routing relations:\n";
     for (const auto& [n, d] : ftsim::routing::routing_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);
   }
-  if (all || what == "mechanisms")
-    std::cout << "mechanisms:\n"
-              << fmt::format("  {:<16} {}\n", "immunet",
-                             "routing: immunet; emergency state, spanning-tree BFC safe ring, provisional and "
-                             "optimised safe tables, distance-vector adaptive tables (torus)")
-              << fmt::format("  {:<16} {}\n", "ddrc",
-                             "ddrc.enabled: subnet manager recomputes up*/down* tables on the TLM management plane "
-                             "(with updown-det; hybrid with ddlr/adlr)")
-              << fmt::format("  {:<16} {}\n", "dqr",
-                             "dqr.enabled (routing lft): subnet manager reconfigures the tables with DQR after each "
-                             "fault")
-              << fmt::format("  {:<16} {}\n", "bgl-planes",
-                             "faults.model: each faulty link bypasses its plane of nodes (BlueGene/L-like, 3-D)")
-              << fmt::format("  {:<16} {}\n", "static faults",
-                             "routing inodes:*: routes computed offline for the faults present at cycle 0");
+  if (all || what == "mechanisms") {
+    std::cout << "mechanisms (and the keys of their experiment sections):\n";
+    for (const auto& m : ftsim::tb::mechanism_plugins()) {
+      std::cout << fmt::format("  {:<16} {}\n", m.name, m.description);
+      for (const auto& k : m.keys)
+        std::cout << fmt::format("    {:<32} {:<28} {}\n", m.section + "." + k.name, k.allowed, k.meaning);
+    }
+  }
   if (all || what == "patterns") {
     std::cout << "traffic patterns:\n";
     for (const auto& [n, d] : ftsim::tb::traffic_pattern_names()) std::cout << fmt::format("  {:<16} {}\n", n, d);

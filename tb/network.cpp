@@ -114,19 +114,20 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     m_dirs.push_back(std::make_unique<hw::LinkDirection>());
     m_dirs.back()->link_id = i / 2;
   }
-  // The mechanism's per-router hardware, built by each router as its child.
+  // The active mechanisms (tb/mechanism_registry.hpp); the one with
+  // per-router hardware gives each router a factory for its child module.
+  m_mechanisms = active_mechanisms(cfg);
   hw::RouterMechanismFactory mechanism;
-  hw::ImmunetParams immunet_params;
-  if (cfg.routing == "immunet") {
-    immunet_params.handle_cycles = cfg.immunet.handle_cycles;
-    immunet_params.ack_window = cfg.immunet.ack_window;
-    immunet_params.control_packet_cycles = cfg.immunet.control_packet_cycles;
-    immunet_params.control_packet_flits = cfg.immunet.control_packet_flits;
-    immunet_params.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
-    mechanism = hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), immunet_params);
-  } else if (const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(m_relation.get());
-             dlr != nullptr && dlr->uses_reroute_vector()) {
-    mechanism = hw::reroute_vector_factory();
+  std::string hardware_of;
+  for (const auto& m : m_mechanisms) {
+    if (!m.router_hardware) continue;
+    hw::RouterMechanismFactory f = m.router_hardware(cfg, t, *m_relation);
+    if (!f) continue;
+    if (mechanism)
+      throw ConfigError(
+          fmt::format("mechanisms '{}' and '{}' both need per-router hardware; choose one", hardware_of, m.name));
+    mechanism = std::move(f);
+    hardware_of = m.name;
   }
   routers.init(t.num_routers(), [&](const char*, std::size_t r) {
     return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(), static_cast<int>(r),
@@ -191,111 +192,127 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[r]);
     management->sockets[r].bind(table_targets[r].socket);
   }
-  if (cfg.routing == "immunet") {
-    std::vector<hw::Router*> rs;
-    std::vector<hw::NetworkInterface*> nis;
-    std::vector<hw::LinkDirection*> in_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
-    std::vector<hw::LinkDirection*> out_links(in_links.size(), nullptr);
-    for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-      rs.push_back(&routers[r]);
-      nis.push_back(&interfaces[r]);
-      for (routing::PortId p = 0; p < t.radix(r); ++p) {
-        const PortPeer& pp = t.peer(r, p);
-        if (pp.kind != PortPeer::Kind::kRouter) continue;
-        const auto [into, out_of] = port_directions(r, p);
-        in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = into;
-        out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = out_of;
-      }
+  // Built-in mechanisms' network-wide parts, then registered ones.
+  if (cfg.routing == "immunet") elaborate_immunet(cfg);
+  if (cfg.ddrc.enabled) elaborate_ddrc(cfg);
+  if (cfg.dqr.enabled) elaborate_dqr(cfg);
+  for (const auto& m : m_mechanisms)
+    if (m.elaborate) m.elaborate(*this, cfg);
+}
+
+void Network::elaborate_immunet(const ExperimentConfig& cfg) {
+  const routing::Topology& t = *m_topo;
+  std::vector<hw::Router*> rs;
+  std::vector<hw::NetworkInterface*> nis;
+  std::vector<hw::LinkDirection*> in_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
+  std::vector<hw::LinkDirection*> out_links(in_links.size(), nullptr);
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
+    rs.push_back(&routers[r]);
+    nis.push_back(&interfaces[r]);
+    for (routing::PortId p = 0; p < t.radix(r); ++p) {
+      const PortPeer& pp = t.peer(r, p);
+      if (pp.kind != PortPeer::Kind::kRouter) continue;
+      const auto [into, out_of] = port_directions(r, p);
+      in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = into;
+      out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = out_of;
     }
-    immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t),
-                                                        rs, nis, in_links, out_links, immunet_params, *management);
   }
-  if (cfg.ddrc.enabled) {
-    const auto* tree = dynamic_cast<const routing::KAryNTree*>(&t);
-    const std::string& rn = cfg.routing;
-    if (tree == nullptr || (rn != "updown-det" && rn != "ddlr" && rn != "adlr" && rn != "ddlr-1fault"))
-      throw ConfigError(fmt::format(
-          "ddrc.enabled needs a kary-ntree topology and routing updown-det (DDRC) or ddlr/adlr/ddlr-1fault (hybrid); "
-          "got {} with routing '{}'",
-          cfg.topology, rn));
-    // Boot tables: fault-free destination-based up/down (the DDRC baseline).
-    routing::UpDownDeterministicRouting boot;
-    boot.configure(t, 1);
-    std::vector<std::vector<std::int32_t>> tables(static_cast<std::size_t>(t.num_routers()));
-    for (routing::RouterId r = 0; r < t.num_routers(); ++r)
-      for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
-        tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
-    load_forwarding_tables(tables);
-    hw::Distribution dist;
-    dist.distribution_cycles = cfg.ddrc.distribution_cycles;
-    hw::TableEngine engine = [tree](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>&,
-                                    hw::NodeTables& out, std::string&) {
-      routing::FaultSet fs;
-      fs.links.assign(faulty.begin(), faulty.end());
-      out = routing::ddrc_tables(*tree, fs);
+  hw::ImmunetParams ip;
+  ip.handle_cycles = cfg.immunet.handle_cycles;
+  ip.ack_window = cfg.immunet.ack_window;
+  ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
+  ip.control_packet_flits = cfg.immunet.control_packet_flits;
+  ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
+  immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t), rs,
+                                                      nis, in_links, out_links, ip, *management);
+}
+
+void Network::elaborate_ddrc(const ExperimentConfig& cfg) {
+  const routing::Topology& t = *m_topo;
+  const auto* tree = dynamic_cast<const routing::KAryNTree*>(&t);
+  const std::string& rn = cfg.routing;
+  if (tree == nullptr || (rn != "updown-det" && rn != "ddlr" && rn != "adlr" && rn != "ddlr-1fault"))
+    throw ConfigError(fmt::format(
+        "ddrc.enabled needs a kary-ntree topology and routing updown-det (DDRC) or ddlr/adlr/ddlr-1fault (hybrid); "
+        "got {} with routing '{}'",
+        cfg.topology, rn));
+  // Boot tables: fault-free destination-based up/down (the DDRC baseline).
+  routing::UpDownDeterministicRouting boot;
+  boot.configure(t, 1);
+  std::vector<std::vector<std::int32_t>> tables(static_cast<std::size_t>(t.num_routers()));
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r)
+    for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
+      tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
+  load_forwarding_tables(tables);
+  hw::Distribution dist;
+  dist.distribution_cycles = cfg.ddrc.distribution_cycles;
+  hw::TableEngine engine = [tree](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>&,
+                                  hw::NodeTables& out, std::string&) {
+    routing::FaultSet fs;
+    fs.links.assign(faulty.begin(), faulty.end());
+    out = routing::ddrc_tables(*tree, fs);
+    return true;
+  };
+  subnet_manager =
+      std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.ddrc.notification_cycles,
+                                          cfg.ddrc.computation_cycles, dist, std::move(tables), std::move(engine));
+}
+
+void Network::elaborate_dqr(const ExperimentConfig& cfg) {
+  const routing::Topology& t = *m_topo;
+  if (cfg.ddrc.enabled) throw ConfigError("dqr.enabled and ddrc.enabled: choose one subnet manager");
+  if (cfg.routing != "lft")
+    throw ConfigError(
+        fmt::format("dqr.enabled needs routing 'lft' (the switches route by their tables); got '{}'", cfg.routing));
+  const auto options = routing::dqr::variant_options(cfg.dqr.variant);
+  auto tables = dqr_initial_tables(t, cfg.dqr.initial);
+  auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
+  load_forwarding_tables(tables);
+  hw::Distribution dist;
+  dist.mode = cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential
+              : cfg.dqr.distribution == "static"   ? hw::Distribution::Mode::kStatic
+                                                   : hw::Distribution::Mode::kAtomic;
+  dist.hold_injection = [this](bool held) {
+    for (auto& ni : interfaces) ni.set_new_packets_held(held);
+  };
+  dist.network_empty = [this] {
+    for (const auto& ni : interfaces)
+      if (!ni.injecting().empty()) return false;
+    return buffered_flits() == 0;
+  };
+  dist.order = cfg.dqr.order == "random" ? hw::Distribution::Order::kRandom : hw::Distribution::Order::kDownstreamFirst;
+  dist.distribution_cycles = cfg.dqr.distribution_cycles;
+  dist.block_cycles = cfg.dqr.block_cycles;
+  dist.seed = cfg.sim.seed;
+  hw::TableEngine engine;
+  if (!cfg.dqr.replay_tables.empty()) {
+    auto replay = std::make_shared<hw::NodeTables>(dqr_initial_tables(t, "import:" + cfg.dqr.replay_tables));
+    engine = [replay](const std::set<routing::LinkId>&, const std::vector<routing::LinkId>&, hw::NodeTables& out,
+                      std::string&) {
+      out = *replay;
       return true;
     };
-    subnet_manager = std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(),
-                                                         cfg.ddrc.notification_cycles, cfg.ddrc.computation_cycles,
-                                                         dist, std::move(tables), std::move(engine));
-  }
-  if (cfg.dqr.enabled) {
-    if (cfg.ddrc.enabled) throw ConfigError("dqr.enabled and ddrc.enabled: choose one subnet manager");
-    if (cfg.routing != "lft")
-      throw ConfigError(
-          fmt::format("dqr.enabled needs routing 'lft' (the switches route by their tables); got '{}'", cfg.routing));
-    const auto options = routing::dqr::variant_options(cfg.dqr.variant);
-    auto tables = dqr_initial_tables(t, cfg.dqr.initial);
-    auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
-    load_forwarding_tables(tables);
-    hw::Distribution dist;
-    dist.mode = cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential
-                : cfg.dqr.distribution == "static"   ? hw::Distribution::Mode::kStatic
-                                                     : hw::Distribution::Mode::kAtomic;
-    dist.hold_injection = [this](bool held) {
-      for (auto& ni : interfaces) ni.set_new_packets_held(held);
+  } else
+    engine = [dqr_engine, options](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>& changed,
+                                   hw::NodeTables& out, std::string& why) {
+      std::vector<routing::LinkId> failed;
+      for (routing::LinkId l : changed)
+        if (faulty.count(l) != 0U && !dqr_engine->dead_links()[static_cast<std::size_t>(l)]) failed.push_back(l);
+      if (failed.empty()) {
+        why = "a link came back: DQR keeps its tables (repair is not part of the paper)";
+        return false;
+      }
+      const auto r = dqr_engine->reconfigure(failed, options);
+      if (!r.success) {
+        why = r.failure;
+        return false;
+      }
+      out = dqr_engine->tables();
+      return true;
     };
-    dist.network_empty = [this] {
-      for (const auto& ni : interfaces)
-        if (!ni.injecting().empty()) return false;
-      return buffered_flits() == 0;
-    };
-    dist.order =
-        cfg.dqr.order == "random" ? hw::Distribution::Order::kRandom : hw::Distribution::Order::kDownstreamFirst;
-    dist.distribution_cycles = cfg.dqr.distribution_cycles;
-    dist.block_cycles = cfg.dqr.block_cycles;
-    dist.seed = cfg.sim.seed;
-    hw::TableEngine engine;
-    if (!cfg.dqr.replay_tables.empty()) {
-      auto replay = std::make_shared<hw::NodeTables>(dqr_initial_tables(t, "import:" + cfg.dqr.replay_tables));
-      engine = [replay](const std::set<routing::LinkId>&, const std::vector<routing::LinkId>&, hw::NodeTables& out,
-                        std::string&) {
-        out = *replay;
-        return true;
-      };
-    } else
-      engine = [dqr_engine, options](const std::set<routing::LinkId>& faulty,
-                                     const std::vector<routing::LinkId>& changed, hw::NodeTables& out,
-                                     std::string& why) {
-        std::vector<routing::LinkId> failed;
-        for (routing::LinkId l : changed)
-          if (faulty.count(l) != 0U && !dqr_engine->dead_links()[static_cast<std::size_t>(l)]) failed.push_back(l);
-        if (failed.empty()) {
-          why = "a link came back: DQR keeps its tables (repair is not part of the paper)";
-          return false;
-        }
-        const auto r = dqr_engine->reconfigure(failed, options);
-        if (!r.success) {
-          why = r.failure;
-          return false;
-        }
-        out = dqr_engine->tables();
-        return true;
-      };
-    subnet_manager =
-        std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.dqr.notification_cycles,
-                                            cfg.dqr.computation_cycles, dist, std::move(tables), std::move(engine));
-  }
+  subnet_manager =
+      std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.dqr.notification_cycles,
+                                          cfg.dqr.computation_cycles, dist, std::move(tables), std::move(engine));
 }
 
 Network::~Network() = default;

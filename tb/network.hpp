@@ -15,6 +15,7 @@
 #include "hw/table_target.hpp"
 #include "routing_logic/fault_set.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/mechanism_registry.hpp"
 #include "tb/traffic_generator.hpp"
 
 namespace ftsim::tb {
@@ -59,6 +60,8 @@ class Network : public sc_core::sc_module {
   std::unique_ptr<hw::SubnetManager> subnet_manager;
 
   hw::NetworkContext& context() { return m_ctx; }
+  /// The mechanisms active in this network (tb/mechanism_registry.hpp).
+  const std::vector<MechanismPlugin>& mechanisms() const { return m_mechanisms; }
   const routing::Topology& topology() const { return *m_topo; }
   const routing::RoutingRelation& relation() const { return *m_relation; }
   /// Static fault model: hands the faults present from cycle 0 to the routing
@@ -123,6 +126,12 @@ class Network : public sc_core::sc_module {
   /// Throws ConfigError (exit 2) with the estimate when the network would
   /// need more than 90% of the memory available (MemAvailable).
   static void check_memory(const routing::Topology& t, const ExperimentConfig& cfg);
+  /// Built-in mechanisms' network-wide parts: Immunet's control plane,
+  /// DDRC's and DQR's subnet managers (after the routers and the
+  /// management plane).
+  void elaborate_immunet(const ExperimentConfig& cfg);
+  void elaborate_ddrc(const ExperimentConfig& cfg);
+  void elaborate_dqr(const ExperimentConfig& cfg);
   /// Writes destination-based tables ([router][node] = port) into every
   /// router's forwarding table (the boot tables of a subnet manager).
   void load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables);
@@ -136,6 +145,7 @@ class Network : public sc_core::sc_module {
   std::vector<std::unique_ptr<hw::LinkDirection>> m_dirs;       // 2 per topology link
   std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;  // direct networks: 2 per node
   std::vector<std::pair<std::uint64_t, int>> m_live_log;        // (cycle, live nodes from then on)
+  std::vector<MechanismPlugin> m_mechanisms;                    // active in this network
 };
 
 /// The routers named by a `--trace-routers` specification: router labels and,

@@ -517,6 +517,32 @@ TEST(Cli, ListNamesEverything) {
     EXPECT_NE(r.output.find(n), std::string::npos) << n;
 }
 
+// The mechanism registry feeds `ftsim list mechanisms` and the user guide's
+// key table: every key listed there must be documented in the guide, and
+// every section key the parser accepts is listed (a key it did not list
+// would be refused by validation, which reads the same list).
+TEST(Cli, ListMechanismsKeysAreAllInTheUserGuide) {
+  const Result r = run("list mechanisms");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(std::string(FTSIM_SOURCE_DIR) + "/docs/user-guide.md");
+  const std::string guide((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream lines(r.output);
+  std::string line;
+  int keys = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("    ", 0) != 0) continue;  // key lines are indented by four
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    ++keys;
+    EXPECT_NE(guide.find("`" + key + "`"), std::string::npos) << key << " is not in docs/user-guide.md";
+  }
+  // immunet 6, dlr 1, ddrc 4, dqr 10.
+  EXPECT_EQ(keys, 21);
+  for (const char* m : {"immunet", "dlr", "ddrc", "dqr", "bgl-planes", "static-faults"})
+    EXPECT_NE(r.output.find(std::string("  ") + m + " "), std::string::npos) << m;
+}
+
 TEST(Cli, SweepWritesResultsAndPlots) {
   const auto d = tmpdir("sweep");
   const std::string sweep = write_file(d, "s.yaml",

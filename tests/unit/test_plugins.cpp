@@ -3,13 +3,18 @@
 // (issue 16, section 7). Expected values are hand counts on a 4x4 mesh.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
+#include "hw/router.hpp"
 #include "routing_logic/dor.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/topology.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/experiment_runner.hpp"
 #include "tb/fault_injector.hpp"
+#include "tb/mechanism_registry.hpp"
+#include "tb/network.hpp"
 #include "tb/plugin_registry.hpp"
 #include "tb/traffic_pattern.hpp"
 
@@ -124,4 +129,97 @@ TEST(Plugins, UserFaultModelAddsItsFaultsAndIsChecked) {
   const std::string unknown = error_of([] { tb::parse_experiment("faults: {model: plugin-link}\n", {}); });
   EXPECT_NE(unknown.find("links, bgl-planes"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("plugin-link3"), std::string::npos) << unknown;
+}
+
+// A user mechanism end to end (issue 13 section 3): its own YAML section
+// (keys checked by the registry, parsed by the plug-in), per-router
+// hardware built by each router as a child module and called on every route
+// computation, and its own figures in stats.json.
+namespace {
+class RouteCounter : public hw::RouterMechanism {
+ public:
+  explicit RouteCounter(sc_core::sc_module_name n) : RouterMechanism(n) {}
+  void fill_view(routing::RouterView& view) override {
+    ++computations;
+    view.extension = this;
+  }
+  std::uint64_t computations = 0;
+};
+}  // namespace
+
+TEST(Plugins, UserMechanismHasItsSectionHardwareAndStats) {
+  // Only the far corner 3,3 (node 15) sends, always to 0,0 (node 0).
+  tb::register_traffic_pattern("corner-to-corner", "15 -> 0 only",
+                               [](routing::NodeId src, const routing::Topology& t, std::mt19937_64&) {
+                                 return src == t.num_nodes() - 1 ? 0 : routing::kNone;
+                               });
+  static int scale = 0;
+  tb::MechanismPlugin m;
+  m.name = "route-counter";
+  m.description = "counts route computations per router";
+  m.section = "route_counter";
+  m.keys = {{"scale", "1..100", "multiplies the counts"}};
+  m.router_hardware = [](const tb::ExperimentConfig&, const routing::Topology&, const routing::RoutingRelation&) {
+    return hw::RouterMechanismFactory(
+        [](hw::Router&) -> std::unique_ptr<hw::RouterMechanism> { return std::make_unique<RouteCounter>("counter"); });
+  };
+  m.elaborate = [](tb::Network&, const tb::ExperimentConfig& cfg) {
+    scale = cfg.source["route_counter"]["scale"].as<int>();
+    if (scale < 1 || scale > 100) throw ftsim::ConfigError("route_counter.scale: allowed 1..100");
+  };
+  m.report = [](const tb::Network& net) {
+    nlohmann::json per = nlohmann::json::object();
+    for (const auto& r : net.routers)
+      per[net.topology().router_label(r.id())] =
+          dynamic_cast<const RouteCounter*>(r.mechanism())->computations * static_cast<std::uint64_t>(scale);
+    return nlohmann::json{{"per_router", per}};
+  };
+  tb::register_mechanism(m);
+  EXPECT_NE(error_of([&] { tb::register_mechanism(m); }).find("already registered"), std::string::npos);
+  auto other = m;
+  other.name = "route-counter-2";
+  EXPECT_NE(error_of([&] { tb::register_mechanism(other); }).find("belongs to mechanism 'route-counter'"),
+            std::string::npos);
+  other.section = "router";
+  EXPECT_NE(error_of([&] { tb::register_mechanism(other); }).find("model's own"), std::string::npos);
+
+  const std::string yaml = R"(
+topology: mesh:4x4
+routing: dor
+traffic: {pattern: corner-to-corner, load: 0.2, packet_flits: 4}
+sim: {warmup_cycles: 0, measure_cycles: 2000, seed: 3}
+route_counter: {scale: 1}
+)";
+  // The registry validates the section's keys.
+  EXPECT_NE(error_of([&] { tb::parse_experiment(yaml, {"route_counter.scael=2"}); }).find("allowed here: scale"),
+            std::string::npos);
+  const auto cfg = tb::parse_experiment(yaml, {});
+  tb::RunOptions o;
+  o.quiet = true;
+  const auto r = tb::run_experiment(cfg, o);
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  const auto injected = r.stats["packets"]["injected"].get<std::uint64_t>();
+  const auto delivered = r.stats["packets"]["delivered"].get<std::uint64_t>();
+  const auto in_flight = r.stats["packets"]["in_flight"].get<std::uint64_t>();
+  ASSERT_GT(injected, 50U);
+  ASSERT_LE(injected, delivered + in_flight);  // no faults, no drops (in_flight counts source queues too)
+  // XY routing from 3,3 to 0,0 visits 3,3 2,3 1,3 0,3 0,2 0,1 0,0, and each
+  // computes the route of every packet whose head reached it exactly once
+  // (no faults, so no re-computation); every other router computes none.
+  // So the counts fall along the path from `injected` at the source to at
+  // least `delivered` at the destination.
+  const auto& per = r.stats["mechanisms"]["route-counter"]["per_router"];
+  ASSERT_EQ(per.size(), 16U);
+  const std::vector<std::string> path = {"3,3", "2,3", "1,3", "0,3", "0,2", "0,1", "0,0"};
+  for (const auto& [label, count] : per.items()) {
+    if (std::find(path.begin(), path.end(), label) == path.end()) {
+      EXPECT_EQ(count.get<std::uint64_t>(), 0U) << label;
+    }
+  }
+  EXPECT_EQ(per["3,3"].get<std::uint64_t>(), injected);
+  for (std::size_t i = 1; i < path.size(); ++i)
+    EXPECT_LE(per[path[i]].get<std::uint64_t>(), per[path[i - 1]].get<std::uint64_t>()) << path[i];
+  EXPECT_GE(per["0,0"].get<std::uint64_t>(), delivered);
+  EXPECT_LE(per["0,0"].get<std::uint64_t>(), delivered + in_flight);
+  EXPECT_LT(per["0,0"].get<std::uint64_t>(), injected);  // some packets were still on their way
 }

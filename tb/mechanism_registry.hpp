@@ -1,0 +1,73 @@
+// The mechanism registry: every fault-tolerance mechanism the testbench
+// knows, built in or registered by a user, with its YAML section and keys.
+// It feeds `ftsim list mechanisms`, the validation of the experiment file
+// (a registered section is a known top-level key; its keys are checked
+// against the list) and the user guide's key table (a test checks that
+// every listed key is documented). A mechanism's per-router hardware is
+// built through it (hw/mechanism.hpp); a user mechanism also elaborates its
+// network-wide parts, parses its own section and reports its own figures
+// in stats.json ("mechanisms" object).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/mechanism.hpp"
+#include "routing_logic/routing_relation.hpp"
+#include "routing_logic/topology.hpp"
+
+namespace ftsim::tb {
+
+struct ExperimentConfig;
+class Network;
+
+/// One key of a mechanism's YAML section.
+struct MechanismKey {
+  std::string name;     ///< inside the section: "handle_cycles"
+  std::string allowed;  ///< the range or the choices: "1..1000000", "true | false"
+  std::string meaning;  ///< one line, with units
+};
+
+/// A fault-tolerance mechanism as the testbench sees it.
+struct MechanismPlugin {
+  std::string name;         ///< "immunet", "dlr", ...; unique
+  std::string description;  ///< one line for `ftsim list mechanisms`
+  /// Its top-level YAML section ("" = none); unique among mechanisms and
+  /// not one of the model's own sections (topology, router, traffic, ...).
+  std::string section;
+  std::vector<MechanismKey> keys;
+  /// Is the mechanism part of this experiment? Empty: whenever its section
+  /// is present.
+  std::function<bool(const ExperimentConfig&)> active;
+  /// Its per-router hardware for this network (an empty factory: none).
+  /// At most one active mechanism may have per-router hardware.
+  std::function<hw::RouterMechanismFactory(const ExperimentConfig&, const routing::Topology&,
+                                           const routing::RoutingRelation&)>
+      router_hardware;
+  /// Network-wide parts, called at the end of the Network's constructor (so
+  /// modules created here are children of the network). The section is
+  /// cfg.source[section] (a YAML::Node); the plug-in parses it itself and
+  /// throws ftsim::ConfigError naming the key and the allowed range.
+  /// Built-in mechanisms elaborate inside the Network (docs/architecture.md).
+  std::function<void(Network& net, const ExperimentConfig& cfg)> elaborate;
+  /// Figures for stats.json: "mechanisms": {name: report(net)}.
+  std::function<nlohmann::json(const Network& net)> report;
+};
+
+/// Registers a user mechanism. Throws ftsim::ConfigError for an empty name,
+/// a name or section already taken (built-in or registered), a section that
+/// is one of the model's own, or duplicate keys.
+void register_mechanism(MechanismPlugin plugin);
+
+/// Built-in mechanisms, then registered ones in registration order (copies).
+std::vector<MechanismPlugin> mechanism_plugins();
+
+/// The mechanisms active in `cfg`, in the order of mechanism_plugins().
+std::vector<MechanismPlugin> active_mechanisms(const ExperimentConfig& cfg);
+
+/// The model's own top-level keys (not mechanism sections).
+const std::vector<std::string>& core_sections();
+
+}  // namespace ftsim::tb
