@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "hw/mechanism_fwd.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 namespace ftsim::hw {
@@ -59,10 +60,5 @@ class RouterMechanism : public sc_core::sc_module {
   /// hierarchical name). Default: none.
   virtual void trace(sc_core::sc_trace_file* /*tf*/, const std::string& /*prefix*/) const {}
 };
-
-/// Builds a router's mechanism hardware. Called inside the Router's
-/// constructor, so the module it returns is a child of that router; the
-/// router owns it. May return nullptr (no hardware in this router).
-using RouterMechanismFactory = std::function<std::unique_ptr<RouterMechanism>(Router& router)>;
 
 }  // namespace ftsim::hw

@@ -13,7 +13,7 @@ out=build-fuzz
 mkdir -p "$out"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
        $(pkg-config --cflags systemc))
-common=(tb/experiment_config.cpp tb/yaml_input.cpp tb/cli_text.cpp tb/plugin_registry.cpp)
+common=(tb/experiment_config.cpp tb/yaml_input.cpp tb/cli_text.cpp tb/plugin_registry.cpp tb/mechanism_registry.cpp)
 echo "fuzz: building targets with clang++"
 clang++ "${flags[@]}" fuzz/fuzz_experiment.cpp "${common[@]}" -lyaml-cpp -lfmt -o "$out/fuzz_experiment" &
 p1=$!

@@ -6,11 +6,6 @@
 #include <mutex>
 #include <set>
 
-#include "hw/immunet_router.hpp"
-#include "hw/reroute_vector.hpp"
-#include "routing_logic/dqr.hpp"
-#include "routing_logic/fat_tree_dlr.hpp"
-#include "routing_logic/kary_ncube.hpp"
 #include "tb/experiment_config.hpp"
 
 namespace ftsim::tb {
@@ -38,15 +33,6 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         {"boot_safe_network", "dimension-rings | tree-ring", "safe network at boot (tree-ring: diagnostic)"},
     };
     m.active = [](const ExperimentConfig& c) { return c.routing == "immunet"; };
-    m.router_hardware = [](const ExperimentConfig& c, const routing::Topology& t, const routing::RoutingRelation&) {
-      hw::ImmunetParams p;
-      p.handle_cycles = c.immunet.handle_cycles;
-      p.ack_window = c.immunet.ack_window;
-      p.control_packet_cycles = c.immunet.control_packet_cycles;
-      p.control_packet_flits = c.immunet.control_packet_flits;
-      p.boot_tree_ring = c.immunet.boot_safe_network == "tree-ring";
-      return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), p);
-    };
     out.push_back(std::move(m));
   }
   {
@@ -60,10 +46,6 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
     m.active = [](const ExperimentConfig& c) {
       return c.routing == "ddlr" || c.routing == "adlr" || c.routing == "ddlr-1fault" || c.routing == "ddlr-switch" ||
              c.routing == "adlr-switch";
-    };
-    m.router_hardware = [](const ExperimentConfig&, const routing::Topology&, const routing::RoutingRelation& r) {
-      const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(&r);
-      return dlr != nullptr && dlr->uses_reroute_vector() ? hw::reroute_vector_factory() : hw::RouterMechanismFactory{};
     };
     out.push_back(std::move(m));
   }
@@ -84,13 +66,11 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
   {
     MechanismPlugin m;
     m.name = "dqr";
-    std::string variants;
-    for (const auto& v : routing::dqr::variant_names()) variants += (variants.empty() ? "" : " | ") + v;
     m.description = "dqr.enabled (routing lft): subnet manager reconfigures the tables with DQR after each fault";
     m.section = "dqr";
     m.keys = {{"enabled", "true | false", "run the DQR subnet manager"},
               {"initial", "dor | updn | import:DIR", "initial tables"},
-              {"variant", variants, "DQR variant (ftsim analyze dqr --variant)"},
+              {"variant", "a DQR variant (ftsim analyze dqr --help)", "the DQR variant the subnet manager runs"},
               {"replay_tables", "DIR (opensm-lfts.dump)", "replay another SM's tables instead of running DQR"},
               {"notification_cycles", "0..2^40", "detecting switch -> subnet manager"},
               {"computation_cycles", "0..2^40", "table computation in the manager"},

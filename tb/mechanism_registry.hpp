@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hw/mechanism.hpp"
+#include "hw/mechanism_fwd.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/topology.hpp"
 
@@ -42,7 +42,10 @@ struct MechanismPlugin {
   /// is present.
   std::function<bool(const ExperimentConfig&)> active;
   /// Its per-router hardware for this network (an empty factory: none).
-  /// At most one active mechanism may have per-router hardware.
+  /// At most one active mechanism may have per-router hardware. The
+  /// built-in entries leave this empty here (the catalogue links without
+  /// SystemC, for the parser); tb::Network supplies theirs
+  /// (builtin_router_hardware in tb/network.cpp).
   std::function<hw::RouterMechanismFactory(const ExperimentConfig&, const routing::Topology&,
                                            const routing::RoutingRelation&)>
       router_hardware;

@@ -35,6 +35,26 @@ std::string sc_name_of(const std::string& label) {
 }
 
 namespace {
+/// The built-in mechanisms' per-router hardware (their registry entries
+/// leave router_hardware empty so that the catalogue links without SystemC).
+hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism, const ExperimentConfig& cfg,
+                                                   const routing::Topology& t, const routing::RoutingRelation& r) {
+  if (mechanism == "immunet") {
+    hw::ImmunetParams p;
+    p.handle_cycles = cfg.immunet.handle_cycles;
+    p.ack_window = cfg.immunet.ack_window;
+    p.control_packet_cycles = cfg.immunet.control_packet_cycles;
+    p.control_packet_flits = cfg.immunet.control_packet_flits;
+    p.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
+    return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), p);
+  }
+  if (mechanism == "dlr") {
+    const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(&r);
+    if (dlr != nullptr && dlr->uses_reroute_vector()) return hw::reroute_vector_factory();
+  }
+  return {};
+}
+
 /// Bytes of memory available to this process (MemAvailable), 0 if unknown.
 std::uint64_t available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -120,8 +140,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
   hw::RouterMechanismFactory mechanism;
   std::string hardware_of;
   for (const auto& m : m_mechanisms) {
-    if (!m.router_hardware) continue;
-    hw::RouterMechanismFactory f = m.router_hardware(cfg, t, *m_relation);
+    hw::RouterMechanismFactory f = m.router_hardware ? m.router_hardware(cfg, t, *m_relation)
+                                                     : builtin_router_hardware(m.name, cfg, t, *m_relation);
     if (!f) continue;
     if (mechanism)
       throw ConfigError(
