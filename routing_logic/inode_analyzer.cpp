@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -61,11 +62,33 @@ std::vector<Candidate> prune(std::vector<Candidate> c, Preference pref) {
 
 }  // namespace
 
-FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mechanism& mech)
-    : m_cube(cube), m_mech(mech), m_nodes(cube.num_nodes()) {
-  if (cube.num_links() > 256)
-    throw ConfigError(fmt::format("analyze fault-tolerance: {} has {} links; the analyser supports at most 256",
-                                  cube.spec(), cube.num_links()));
+FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mechanism& mech,
+                                               const std::vector<LinkId>& candidates)
+    : m_cube(cube), m_mech(mech), m_nodes(cube.num_nodes()), m_links(candidates) {
+  if (m_links.empty()) {
+    m_links.resize(static_cast<std::size_t>(cube.num_links()));
+    std::iota(m_links.begin(), m_links.end(), 0);
+  }
+  if (m_links.size() > 256)
+    throw ConfigError(fmt::format(
+        "analyze fault-tolerance: {} links of {} may fail; the analyser supports at most 256 (restrict the faults "
+        "to a region: --region distance1)",
+        m_links.size(), cube.spec()));
+  m_bit.assign(static_cast<std::size_t>(cube.num_links()), -1);
+  for (std::size_t i = 0; i < m_links.size(); ++i) {
+    const LinkId l = m_links[i];
+    if (l < 0 || l >= cube.num_links())
+      throw ConfigError(fmt::format("link {} does not exist in {} (0..{})", l, cube.spec(), cube.num_links() - 1));
+    if (m_bit[static_cast<std::size_t>(l)] >= 0)
+      throw ConfigError(fmt::format("link {} is listed twice among the links that may fail", l));
+    m_bit[static_cast<std::size_t>(l)] = static_cast<int>(i);
+  }
+  // Adds link l to a mask when it may fail (links that cannot fail never
+  // block an option).
+  auto put = [this](LinkMask& m, LinkId l) {
+    const int b = m_bit[static_cast<std::size_t>(l)];
+    if (b >= 0) m.set(b);
+  };
   if (mech.max_intermediates > 3)
     throw ConfigError(fmt::format("mechanism {}: at most 3 intermediate nodes", mech.name()));
   const CubeGeometry geo(cube);
@@ -83,10 +106,10 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
       for (NodeId b = 0; b < n; ++b) {
         if (a == b || !geo.continues_order(a, b, lo)) continue;
         auto& mm = minimal[static_cast<std::size_t>(lo)][idx(a, b)];
-        for (LinkId l = 0; l < cube.num_links(); ++l)
-          if (geo.on_ordered_minimal_path(l, a, b, lo)) mm.set(l);
+        for (LinkId l : m_links)
+          if (geo.on_ordered_minimal_path(l, a, b, lo)) put(mm, l);
         geo.deterministic_path(
-            a, b, order, [&](LinkId l) { det[static_cast<std::size_t>(lo)][idx(a, b)].set(l); }, lo);
+            a, b, order, [&](LinkId l) { put(det[static_cast<std::size_t>(lo)][idx(a, b)], l); }, lo);
       }
   constexpr int kUnbounded = 1 << 20;
   m_first.reserve(idx(n, 0) + 1);
@@ -101,7 +124,7 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
     if (mech.misroute)
       geo.for_each_prefix(a, kUnbounded, [&](const Segment& pre, NodeId end, int len) {
         LinkMask m;
-        geo.misroute_walk(a, pre, [&](LinkId l) { m.set(l); });
+        geo.misroute_walk(a, pre, [&](LinkId l) { put(m, l); });
         prefixes.push_back({m, end, len, rest_min_direction(mech, pre)});
       });
     for (NodeId b = 0; b < n; ++b) {
@@ -165,17 +188,17 @@ class FaultToleranceAnalyzer::State {
     m_parent.resize(m_n);
     // Per level and link, the pairs whose current route uses the link.
     m_pair_words = (pairs + 63) / 64;
-    m_users.assign(static_cast<std::size_t>(m_levels),
-                   std::vector<std::uint64_t>(static_cast<std::size_t>(a.m_cube.num_links()) * m_pair_words, 0));
+    m_users.assign(static_cast<std::size_t>(m_levels), std::vector<std::uint64_t>(a.m_links.size() * m_pair_words, 0));
     for (int k = 0; k < m_levels; ++k)
       for (std::uint32_t p = 0; p < pairs; ++p) retarget(k, p, LinkMask{}, m_mask[static_cast<std::size_t>(k)][p]);
   }
 
   std::size_t mark() const { return m_undo.size(); }
 
-  /// leaf: no fault is added before the matching undo_to (the last level of
-  /// the enumeration), so the links' user sets are left alone both ways.
-  void add_fault(LinkId f, bool leaf = false) {
+  /// Fails candidate bit f (FaultToleranceAnalyzer::m_bit). leaf: no fault
+  /// is added before the matching undo_to (the last level of the
+  /// enumeration), so the links' user sets are left alone both ways.
+  void add_fault(int f, bool leaf = false) {
     m_faults.set(f);
     for (int k = 0; k < m_levels; ++k) {
       auto& keys = m_key[static_cast<std::size_t>(k)];
@@ -211,7 +234,7 @@ class FaultToleranceAnalyzer::State {
     }
   }
 
-  void undo_to(std::size_t mark, LinkId f, bool leaf = false) {
+  void undo_to(std::size_t mark, int f, bool leaf = false) {
     if (leaf) {  // everything the leaf changed
       while (!m_leaf_undo.empty()) {
         const LeafUndo& u = m_leaf_undo.back();
@@ -334,7 +357,8 @@ class FaultToleranceAnalyzer::State {
   void components() {
     std::iota(m_parent.begin(), m_parent.end(), 0);
     for (const Link& lk : m_a.m_cube.links()) {
-      if (m_faults.test(lk.id)) continue;
+      const int b = m_a.m_bit[static_cast<std::size_t>(lk.id)];
+      if (b >= 0 && m_faults.test(b)) continue;
       const NodeId x = find(lk.a), y = find(lk.b);
       if (x != y) m_parent[static_cast<std::size_t>(x)] = y;
     }
@@ -371,9 +395,7 @@ class FaultToleranceAnalyzer::State {
 std::vector<PairOutcome> FaultToleranceAnalyzer::evaluate(const std::vector<LinkId>& faults) const {
   State st(*this);
   for (LinkId f : faults) {
-    if (f < 0 || f >= m_cube.num_links())
-      throw ConfigError(fmt::format("link {} does not exist in {} (0..{})", f, m_cube.spec(), m_cube.num_links() - 1));
-    st.add_fault(f);
+    st.add_fault(bit_of(f));
   }
   const auto n = static_cast<std::uint32_t>(m_nodes);
   std::vector<PairOutcome> out(static_cast<std::size_t>(n) * n);
@@ -390,22 +412,37 @@ std::vector<PairOutcome> FaultToleranceAnalyzer::evaluate(const std::vector<Link
   return out;
 }
 
+int FaultToleranceAnalyzer::bit_of(LinkId l) const {
+  if (l < 0 || l >= m_cube.num_links())
+    throw ConfigError(fmt::format("link {} does not exist in {} (0..{})", l, m_cube.spec(), m_cube.num_links() - 1));
+  const int b = m_bit[static_cast<std::size_t>(l)];
+  if (b < 0)
+    throw ConfigError(fmt::format("link {} of {} is not among the {} links this analysis lets fail", l, m_cube.spec(),
+                                  m_links.size()));
+  return b;
+}
+
 namespace {
 
-/// Runs task(i, result rows, progress counter) for i = 0..tasks-1 on
-/// `threads` workers, merging the per-worker rows.
-std::vector<FaultCountResult> run_parallel(
-    int tasks, int threads, int fmin, int fmax, std::uint64_t total, const ProgressFn& progress,
-    const std::function<void(int, std::vector<FaultCountResult>&, std::atomic<std::uint64_t>&)>& task) {
-  std::atomic<int> next{0};
+/// Runs task(i, worker state, result rows, progress counter) for i = first..
+/// last-1 on `threads` workers, each with its own state from make_state(),
+/// merging the per-worker rows.
+template <class MakeState, class Task>
+std::vector<FaultCountResult> run_parallel(std::size_t first, std::size_t last, int threads, int fmin, int fmax,
+                                           std::uint64_t total, const ProgressFn& progress, const MakeState& make_state,
+                                           const Task& task) {
+  std::atomic<std::size_t> next{first};
   std::atomic<std::uint64_t> done{0};
+  threads = static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), std::max<std::size_t>(1, last - first)));
   std::atomic<int> running{threads};
   std::vector<std::vector<FaultCountResult>> per(static_cast<std::size_t>(threads),
                                                  std::vector<FaultCountResult>(static_cast<std::size_t>(fmax + 1)));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      for (int i = next++; i < tasks; i = next++) task(i, per[static_cast<std::size_t>(t)], done);
+      auto st = make_state();
+      for (std::size_t i = next++; i < last; i = next++) task(i, st, per[static_cast<std::size_t>(t)], done);
       --running;
     });
   if (progress) {
@@ -426,98 +463,198 @@ std::vector<FaultCountResult> run_parallel(
   return rows;
 }
 
+constexpr long kSamplesPerTask = 256;
+
 }  // namespace
+
+std::size_t FaultToleranceAnalyzer::Plan::tasks() const {
+  if (kind == Kind::kExhaustive) return prefixes.size();
+  const long per_count = (samples + kSamplesPerTask - 1) / kSamplesPerTask;
+  return static_cast<std::size_t>(per_count * (fmax - fmin + 1));
+}
+
+std::uint64_t FaultToleranceAnalyzer::Plan::task_combinations(std::size_t t) const {
+  if (kind == Kind::kSampled) {
+    const long per_count = (samples + kSamplesPerTask - 1) / kSamplesPerTask;
+    const long from = static_cast<long>(t % static_cast<std::size_t>(per_count)) * kSamplesPerTask;
+    return static_cast<std::uint64_t>(std::min(samples, from + kSamplesPerTask) - from);
+  }
+  const auto& pre = prefixes[t];
+  const int len = static_cast<int>(pre.size());
+  if (len < depth) return 1;  // a shorter combination on its own
+  const int rest = static_cast<int>(bits.size()) - 1 - pre.back();
+  std::uint64_t n = 0;
+  for (int f = std::max(fmin, len); f <= fmax; ++f) n += binomial(rest, f - len);
+  return n;
+}
+
+FaultToleranceAnalyzer::Plan FaultToleranceAnalyzer::plan_exhaustive(int fmin, int fmax,
+                                                                     const std::vector<LinkId>& links) const {
+  Plan plan;
+  plan.kind = Plan::Kind::kExhaustive;
+  plan.fmin = fmin;
+  plan.fmax = fmax;
+  if (links.empty()) {
+    plan.bits.resize(m_links.size());
+    std::iota(plan.bits.begin(), plan.bits.end(), 0);
+  } else {
+    for (LinkId l : links) plan.bits.push_back(bit_of(l));
+  }
+  const int m = static_cast<int>(plan.bits.size());
+  if (fmin < 1 || fmax < fmin || fmax > m)
+    throw ConfigError(fmt::format("--faults {}..{}: allowed 1 <= A <= B <= {} (links to choose from)", fmin, fmax, m));
+  for (int f = fmin; f <= fmax; ++f) plan.combinations += binomial(m, f);
+  // Prefix depth: the deepest that keeps the task list within 20,000
+  // (enough for hundreds of ranks to balance, cheap to hand out), and at
+  // least two levels short of fmax, so that the faults near the leaves are
+  // added once per parent combination, not once per combination.
+  plan.depth = 1;
+  std::uint64_t count = binomial(m, 1);
+  while (plan.depth < fmax - 2 && count + binomial(m, plan.depth + 1) <= 20000) count += binomial(m, ++plan.depth);
+  // Tasks: every combination of length < depth on its own (when it is
+  // counted, length >= fmin), then every prefix of length depth with all its
+  // extensions. Together they cover each combination of fmin..fmax exactly
+  // once. The extended prefixes are listed first, lexicographically (the
+  // earliest carry the most extensions).
+  std::vector<std::uint8_t> cur;
+  std::vector<std::vector<std::uint8_t>> shorter;
+  std::function<void(int)> walk = [&](int start) {
+    for (int i = start; i < m; ++i) {
+      cur.push_back(static_cast<std::uint8_t>(i));
+      const int len = static_cast<int>(cur.size());
+      if (len == plan.depth)
+        plan.prefixes.push_back(cur);
+      else {
+        if (len >= fmin) shorter.push_back(cur);
+        walk(i + 1);
+      }
+      cur.pop_back();
+    }
+  };
+  walk(0);
+  plan.prefixes.insert(plan.prefixes.end(), shorter.begin(), shorter.end());
+  return plan;
+}
+
+FaultToleranceAnalyzer::Plan FaultToleranceAnalyzer::plan_sampled(int fmin, int fmax, long samples,
+                                                                  std::uint64_t seed) const {
+  const int m = static_cast<int>(m_links.size());
+  if (fmin < 1 || fmax < fmin || fmax > m)
+    throw ConfigError(fmt::format("--faults {}..{}: allowed 1 <= A <= B <= {} (links)", fmin, fmax, m));
+  if (samples < 1) throw ConfigError(fmt::format("--samples {}: allowed >= 1", samples));
+  Plan plan;
+  plan.kind = Plan::Kind::kSampled;
+  plan.fmin = fmin;
+  plan.fmax = fmax;
+  plan.samples = samples;
+  plan.seed = seed;
+  plan.combinations = static_cast<std::uint64_t>(samples) * static_cast<std::uint64_t>(fmax - fmin + 1);
+  return plan;
+}
+
+std::vector<FaultCountResult> FaultToleranceAnalyzer::run(const Plan& plan, std::size_t first, std::size_t last,
+                                                          int threads, const ProgressFn& progress) const {
+  last = std::min(last, plan.tasks());
+  first = std::min(first, last);
+  const int fmin = plan.fmin, fmax = plan.fmax;
+  auto make_state = [this] { return State(*this); };
+  if (plan.kind == Plan::Kind::kExhaustive) {
+    const auto& bits = plan.bits;
+    const int m = static_cast<int>(bits.size());
+    std::uint64_t total = 0;
+    for (std::size_t t = first; t < last; ++t) total += plan.task_combinations(t);
+    return run_parallel(
+        first, last, threads, fmin, fmax, total, progress, make_state,
+        [&](std::size_t t, State& st, std::vector<FaultCountResult>& rows, std::atomic<std::uint64_t>& done) {
+          const auto& pre = plan.prefixes[t];
+          const int len = static_cast<int>(pre.size());
+          std::uint64_t local = 0;
+          std::function<void(int, int)> rec = [&](int start, int depth) {
+            for (int i = start; i < m; ++i) {
+              const std::size_t mk = st.mark();
+              const bool leaf = depth + 1 == fmax;
+              const int b = bits[static_cast<std::size_t>(i)];
+              st.add_fault(b, leaf);
+              if (depth + 1 >= fmin) {
+                st.record(rows[static_cast<std::size_t>(depth + 1)]);
+                if (++local == 4096) {
+                  done += local;
+                  local = 0;
+                }
+              }
+              if (!leaf) rec(i + 1, depth + 1);
+              st.undo_to(mk, b, leaf);
+            }
+          };
+          // The prefix (the last fault is a leaf when nothing extends it).
+          const bool extends = len == plan.depth && len < fmax;
+          std::vector<std::size_t> marks;
+          for (int j = 0; j < len; ++j) {
+            marks.push_back(st.mark());
+            st.add_fault(bits[pre[static_cast<std::size_t>(j)]], j == len - 1 && !extends);
+          }
+          if (len >= fmin) {
+            st.record(rows[static_cast<std::size_t>(len)]);
+            ++local;
+          }
+          if (extends) rec(pre.back() + 1, len);
+          for (int j = len - 1; j >= 0; --j)
+            st.undo_to(marks[static_cast<std::size_t>(j)], bits[pre[static_cast<std::size_t>(j)]],
+                       j == len - 1 && !extends);
+          done += local;
+        });
+  }
+  const long per_count = (plan.samples + kSamplesPerTask - 1) / kSamplesPerTask;
+  std::uint64_t total = 0;
+  for (std::size_t t = first; t < last; ++t) total += plan.task_combinations(t);
+  const int m = static_cast<int>(m_links.size());
+  return run_parallel(
+      first, last, threads, fmin, fmax, total, progress, make_state,
+      [&](std::size_t t, State& st, std::vector<FaultCountResult>& rows, std::atomic<std::uint64_t>& done) {
+        const int f = fmin + static_cast<int>(t / static_cast<std::size_t>(per_count));
+        const long from = static_cast<long>(t % static_cast<std::size_t>(per_count)) * kSamplesPerTask;
+        const long to = std::min(plan.samples, from + kSamplesPerTask);
+        std::vector<int> all(static_cast<std::size_t>(m));
+        for (long s = from; s < to; ++s) {
+          std::seed_seq sq{static_cast<std::uint32_t>(plan.seed), static_cast<std::uint32_t>(plan.seed >> 32),
+                           static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(s)};
+          std::mt19937_64 rng(sq);
+          std::iota(all.begin(), all.end(), 0);
+          for (int i = 0; i < f; ++i) {
+            std::uniform_int_distribution<int> pick(i, m - 1);
+            std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(pick(rng))]);
+          }
+          std::vector<std::size_t> marks;
+          for (int i = 0; i < f; ++i) {
+            marks.push_back(st.mark());
+            st.add_fault(all[static_cast<std::size_t>(i)], i == f - 1);
+          }
+          st.record(rows[static_cast<std::size_t>(f)]);
+          for (int i = f - 1; i >= 0; --i)
+            st.undo_to(marks[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(i)], i == f - 1);
+        }
+        done += static_cast<std::uint64_t>(to - from);
+      });
+}
 
 std::vector<FaultCountResult> FaultToleranceAnalyzer::exhaustive(int fmin, int fmax, const std::vector<LinkId>& links,
                                                                  int threads, const ProgressFn& progress) const {
-  std::vector<LinkId> cand = links;
-  if (cand.empty()) {
-    cand.resize(static_cast<std::size_t>(m_cube.num_links()));
-    std::iota(cand.begin(), cand.end(), 0);
-  }
-  const int m = static_cast<int>(cand.size());
-  if (fmin < 1 || fmax < fmin || fmax > m)
-    throw ConfigError(fmt::format("--faults {}..{}: allowed 1 <= A <= B <= {} (links to choose from)", fmin, fmax, m));
-  std::uint64_t total = 0;
-  for (int f = fmin; f <= fmax; ++f) total += binomial(m, f);
-  return run_parallel(m, std::max(1, threads), fmin, fmax, total, progress,
-                      [&](int first, std::vector<FaultCountResult>& rows, std::atomic<std::uint64_t>& done) {
-                        State st(*this);
-                        std::uint64_t local = 0;
-                        std::function<void(int, int)> rec = [&](int start, int depth) {
-                          for (int i = start; i < m; ++i) {
-                            const std::size_t mk = st.mark();
-                            const bool leaf = depth + 1 == fmax;
-                            st.add_fault(cand[static_cast<std::size_t>(i)], leaf);
-                            if (depth + 1 >= fmin) {
-                              st.record(rows[static_cast<std::size_t>(depth + 1)]);
-                              if (++local == 4096) {
-                                done += local;
-                                local = 0;
-                              }
-                            }
-                            if (!leaf) rec(i + 1, depth + 1);
-                            st.undo_to(mk, cand[static_cast<std::size_t>(i)], leaf);
-                          }
-                        };
-                        const std::size_t mk = st.mark();
-                        st.add_fault(cand[static_cast<std::size_t>(first)]);
-                        if (fmin <= 1) {
-                          st.record(rows[1]);
-                          ++local;
-                        }
-                        if (fmax > 1) rec(first + 1, 1);
-                        st.undo_to(mk, cand[static_cast<std::size_t>(first)]);
-                        done += local;
-                      });
+  const Plan plan = plan_exhaustive(fmin, fmax, links);
+  return run(plan, 0, plan.tasks(), threads, progress);
 }
 
 std::vector<FaultCountResult> FaultToleranceAnalyzer::sampled(int fmin, int fmax, long samples, std::uint64_t seed,
                                                               int threads, const ProgressFn& progress) const {
-  const int m = m_cube.num_links();
-  if (fmin < 1 || fmax < fmin || fmax > m)
-    throw ConfigError(fmt::format("--faults {}..{}: allowed 1 <= A <= B <= {} (links)", fmin, fmax, m));
-  if (samples < 1) throw ConfigError(fmt::format("--samples {}: allowed >= 1", samples));
-  const long per_task = 256;
-  const long tasks_per_count = (samples + per_task - 1) / per_task;
-  const int tasks = static_cast<int>(tasks_per_count * (fmax - fmin + 1));
-  const std::uint64_t total = static_cast<std::uint64_t>(samples) * static_cast<std::uint64_t>(fmax - fmin + 1);
-  return run_parallel(tasks, std::max(1, threads), fmin, fmax, total, progress,
-                      [&](int t, std::vector<FaultCountResult>& rows, std::atomic<std::uint64_t>& done) {
-                        State st(*this);
-                        const int f = fmin + static_cast<int>(t / tasks_per_count);
-                        const long first = (t % tasks_per_count) * per_task;
-                        const long last = std::min(samples, first + per_task);
-                        std::vector<LinkId> all(static_cast<std::size_t>(m));
-                        for (long s = first; s < last; ++s) {
-                          std::seed_seq sq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                                           static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(s)};
-                          std::mt19937_64 rng(sq);
-                          std::iota(all.begin(), all.end(), 0);
-                          for (int i = 0; i < f; ++i) {
-                            std::uniform_int_distribution<int> pick(i, m - 1);
-                            std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(pick(rng))]);
-                          }
-                          std::vector<std::size_t> marks;
-                          for (int i = 0; i < f; ++i) {
-                            marks.push_back(st.mark());
-                            st.add_fault(all[static_cast<std::size_t>(i)], i == f - 1);
-                          }
-                          st.record(rows[static_cast<std::size_t>(f)]);
-                          for (int i = f - 1; i >= 0; --i)
-                            st.undo_to(marks[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(i)],
-                                       i == f - 1);
-                        }
-                        done += static_cast<std::uint64_t>(last - first);
-                      });
+  const Plan plan = plan_sampled(fmin, fmax, samples, seed);
+  return run(plan, 0, plan.tasks(), threads, progress);
 }
 
-std::vector<LinkId> FaultToleranceAnalyzer::distance1_region(NodeId center) const {
-  if (center < 0 || center >= m_nodes)
-    throw ConfigError(fmt::format("region center {} out of range 0..{}", center, m_nodes - 1));
-  const CubeGeometry geo(m_cube);
+std::vector<LinkId> FaultToleranceAnalyzer::distance1_region(const KAryNCube& cube, NodeId center) {
+  if (center < 0 || center >= cube.num_nodes())
+    throw ConfigError(fmt::format("region center {} out of range 0..{}", center, cube.num_nodes() - 1));
+  const CubeGeometry geo(cube);
   std::vector<LinkId> out;
-  for (const Link& lk : m_cube.links())
+  for (const Link& lk : cube.links())
     if (geo.distance(center, lk.a) <= 1 || geo.distance(center, lk.b) <= 1) out.push_back(lk.id);
   return out;
 }

@@ -13,7 +13,7 @@
 
 namespace ftsim::routing::inodes {
 
-/// Set of links of a network with at most 256 links.
+/// Set of at most 256 links (bits: the analyser's candidate links).
 struct LinkMask {
   std::array<std::uint64_t, 4> w{};
   void set(LinkId l) { w[static_cast<std::size_t>(l) >> 6] |= 1ULL << (l & 63); }
@@ -86,31 +86,73 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 /// undone on the way back.
 class FaultToleranceAnalyzer {
  public:
-  /// Throws ConfigError when the network has more than 256 links or when
-  /// mechanism needs more than 3 intermediate nodes.
-  FaultToleranceAnalyzer(const KAryNCube& cube, const Mechanism& mech);
+  /// `candidates`: the links that may fail (empty: every link). Link masks
+  /// keep only these links, one bit each in candidate order, so a network of
+  /// any size can be analysed as long as at most 256 links may fail (the
+  /// distance-1 region of a 5x5x5 torus: 36 of its 375 links). An option
+  /// whose candidate links contain those of a preferred option is dropped,
+  /// exactly as over all links: no fault set among the candidates can clear
+  /// it without clearing the preferred one.
+  /// Throws ConfigError when more than 256 links may fail, for a candidate
+  /// that is not a link or is listed twice, and when the mechanism needs more
+  /// than 3 intermediate nodes.
+  FaultToleranceAnalyzer(const KAryNCube& cube, const Mechanism& mech, const std::vector<LinkId>& candidates = {});
 
   const KAryNCube& cube() const { return m_cube; }
   const Mechanism& mechanism() const { return m_mech; }
+  /// The links that may fail, in bit order.
+  const std::vector<LinkId>& candidates() const { return m_links; }
   /// Subpath options kept over all pairs (after dropping dominated ones).
   std::size_t option_count() const { return m_options.size(); }
 
   /// Outcome per ordered pair, index s * nodes + d (s == d entries are kRouted
-  /// with a zero key).
+  /// with a zero key). Throws ConfigError for a fault that is not a candidate.
   std::vector<PairOutcome> evaluate(const std::vector<LinkId>& faults) const;
 
-  /// Every combination of `f` faults among `links` (all links when empty),
-  /// for f = fmin..fmax. Uses `threads` threads; results do not depend on it.
+  /// Every combination of `f` faults among `links` (all candidates when
+  /// empty; otherwise each must be a candidate), for f = fmin..fmax. Uses
+  /// `threads` threads; results do not depend on it.
   std::vector<FaultCountResult> exhaustive(int fmin, int fmax, const std::vector<LinkId>& links, int threads,
                                            const ProgressFn& progress) const;
-  /// `samples` random combinations per fault count, drawn from a generator
-  /// seeded by (seed, faults, sample index).
+  /// `samples` random combinations of the candidates per fault count, drawn
+  /// from a generator seeded by (seed, faults, sample index).
   std::vector<FaultCountResult> sampled(int fmin, int fmax, long samples, std::uint64_t seed, int threads,
                                         const ProgressFn& progress) const;
+
+  /// An analysis split into independent tasks, for spreading it over
+  /// processes (MPI ranks). Running every task exactly once, in any grouping
+  /// and order, and summing the rows gives exhaustive() / sampled() exactly:
+  /// the rows are integer counts. Exhaustive tasks are prefixes of the
+  /// lexicographic enumeration (a prefix of `depth` candidates and all its
+  /// extensions, or a shorter combination on its own), ordered from the
+  /// largest down so that dynamic dispatch balances; sampled tasks are runs
+  /// of 256 samples of one fault count.
+  struct Plan {
+    enum class Kind { kExhaustive, kSampled } kind = Kind::kExhaustive;
+    int fmin = 1, fmax = 1;
+    std::vector<int> bits;                            ///< exhaustive: the links to choose from, as candidate bits
+    std::vector<std::vector<std::uint8_t>> prefixes;  ///< exhaustive: per task, indices into `bits`
+    int depth = 1;                                    ///< exhaustive: prefixes of this length extend to fmax
+    long samples = 0;                                 ///< sampled: per fault count
+    std::uint64_t seed = 0;                           ///< sampled
+    std::uint64_t combinations = 0;                   ///< over all tasks
+    std::size_t tasks() const;
+    /// Combinations task t evaluates (its cost, for balancing).
+    std::uint64_t task_combinations(std::size_t t) const;
+  };
+  /// Throws ConfigError like exhaustive() / sampled().
+  Plan plan_exhaustive(int fmin, int fmax, const std::vector<LinkId>& links) const;
+  Plan plan_sampled(int fmin, int fmax, long samples, std::uint64_t seed) const;
+  /// Runs tasks [first, last) of `plan` on `threads` threads; one row per
+  /// fault count fmin..fmax. `progress` gets the combinations of these tasks.
+  std::vector<FaultCountResult> run(const Plan& plan, std::size_t first, std::size_t last, int threads,
+                                    const ProgressFn& progress) const;
+
   /// The links of the "distance 1" region around `center` (section 5.1.1):
   /// every link of a node at distance <= 1 from it (36 in a large 3-D torus,
-  /// 33 in the 3x3x3 torus).
-  std::vector<LinkId> distance1_region(NodeId center) const;
+  /// 33 in the 3x3x3 torus). Throws ConfigError for a node out of range.
+  static std::vector<LinkId> distance1_region(const KAryNCube& cube, NodeId center);
+  std::vector<LinkId> distance1_region(NodeId center) const { return distance1_region(m_cube, center); }
 
  private:
   struct Option {
@@ -119,10 +161,14 @@ class FaultToleranceAnalyzer {
   };
   class State;
   friend class State;
+  /// Candidate bit of link l; throws ConfigError when l cannot fail here.
+  int bit_of(LinkId l) const;
 
   const KAryNCube& m_cube;
   Mechanism m_mech;
   int m_nodes = 0;
+  std::vector<LinkId> m_links;  ///< candidate links, bit order
+  std::vector<int> m_bit;       ///< per link: its bit, -1 when it cannot fail
   std::vector<Option> m_options;
   std::vector<std::uint32_t> m_first;  ///< per pair index: first option; size pairs + 1
 };

@@ -26,8 +26,11 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
       throw ConfigError("--faults: give a consecutive range A..B for fault-tolerance analysis");
   const int fmin = o.faults.front(), fmax = o.faults.back();
 
+  std::vector<routing::LinkId> region;
+  if (o.mode == FaultToleranceOptions::Mode::kRegion)
+    region = in::FaultToleranceAnalyzer::distance1_region(*cube, o.region_center);
   const auto t0 = std::chrono::steady_clock::now();
-  in::FaultToleranceAnalyzer an(*cube, mech);
+  const in::FaultToleranceAnalyzer an(*cube, mech, region);
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string mode;
@@ -40,23 +43,23 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
     prog.step(done, total, fmt::format("{}, {:.0f} combinations/s", mode, s > 0 ? static_cast<double>(done) / s : 0.0));
   };
 
-  std::vector<in::FaultCountResult> rows;
-  std::vector<routing::LinkId> region;
+  in::FaultToleranceAnalyzer::Plan plan;
   switch (o.mode) {
     case FaultToleranceOptions::Mode::kExhaustive:
       mode = "exhaustive";
-      rows = an.exhaustive(fmin, fmax, {}, o.threads, progress);
+      plan = an.plan_exhaustive(fmin, fmax, {});
       break;
     case FaultToleranceOptions::Mode::kRegion:
       mode = "region distance1";
-      region = an.distance1_region(o.region_center);
-      rows = an.exhaustive(fmin, fmax, region, o.threads, progress);
+      plan = an.plan_exhaustive(fmin, fmax, {});
       break;
     case FaultToleranceOptions::Mode::kSamples:
       mode = "samples";
-      rows = an.sampled(fmin, fmax, o.samples, o.seed, o.threads, progress);
+      plan = an.plan_sampled(fmin, fmax, o.samples, o.seed);
       break;
   }
+  const std::vector<in::FaultCountResult> rows =
+      o.runner ? o.runner(an, plan, progress) : an.run(plan, 0, plan.tasks(), o.threads, progress);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::uint64_t combos = 0;
   for (const auto& r : rows) combos += r.combinations;
@@ -76,6 +79,9 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
     j["seed"] = o.seed;
   }
   j["threads"] = o.threads;
+  j["backend"] = o.backend;
+  if (o.backend != "threads") j["ranks"] = o.ranks;
+  j["tasks"] = plan.tasks();
   j["route_options"] = an.option_count();
   j["setup_seconds"] = build_s;
   j["wall_seconds"] = secs;

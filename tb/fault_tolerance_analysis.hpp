@@ -5,8 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "routing_logic/inode_analyzer.hpp"
 
 namespace ftsim::tb {
 
@@ -20,9 +23,22 @@ struct FaultToleranceOptions {
   std::uint64_t seed = 1;
   int threads = 1;
   bool progress = true;  ///< progress lines on stderr
+  /// Runs every task of the plan and returns the summed rows (one per fault
+  /// count). Empty: this process's `threads` threads. The MPI backend
+  /// (tb/sweep_mpi.hpp) spreads the tasks over the ranks instead.
+  std::function<std::vector<routing::inodes::FaultCountResult>(const routing::inodes::FaultToleranceAnalyzer&,
+                                                               const routing::inodes::FaultToleranceAnalyzer::Plan&,
+                                                               const routing::inodes::ProgressFn&)>
+      runner;
+  /// Stated in the report ("threads" or "mpi ranks").
+  std::string backend = "threads";
+  int ranks = 1;
 };
 
-/// Runs the analysis. The report holds `results: [{faults, combinations,
+/// Runs the analysis. Faults are drawn from every link (exhaustive, samples)
+/// or from the distance-1 region only (region: the analyser then keeps only
+/// the region's links in its masks, so tori of more than 256 links work).
+/// The report holds `results: [{faults, combinations,
 /// not_tolerated_percent, affected_paths_percent, mechanism_share: {...}}]`
 /// plus the run's parameters, timing and routing-info memory. Throws
 /// ftsim::ConfigError for a bad topology, mechanism or fault range.

@@ -33,6 +33,7 @@
 #include "tb/plugin_registry.hpp"
 #include "tb/run_summary.hpp"
 #include "tb/sweep.hpp"
+#include "tb/sweep_mpi.hpp"
 #include "tb/version.hpp"
 
 namespace {
@@ -487,6 +488,11 @@ int sc_main(int argc, char* argv[]) {
   ftol->add_option("--jobs,--threads", ft.threads, "parallel workers (threads; default: all cores)")
       ->check(CLI::Range(1, 256));
   ftol->add_option("--out", ft_out, "JSON file to write")->required();
+  bool ft_mpi = false;
+  ftol->add_flag(
+      "--mpi", ft_mpi,
+      "MPI backend: spread the combinations over the ranks of `mpirun -n N ftsim analyze "
+      "fault-tolerance ...` (chosen automatically under mpirun; --jobs is then threads per rank, default 1)");
   ftol->add_flag("--quiet", quiet, "no progress or summary");
   ex_flag->excludes(region_opt)->excludes(samples_opt);
   region_opt->excludes(samples_opt);
@@ -630,7 +636,21 @@ int sc_main(int argc, char* argv[]) {
                                      : ftsim::tb::FaultToleranceOptions::Mode::kSamples;
       ft.faults = parse_range(ft_faults, "--faults");
       ft.progress = !quiet;
-      const auto j = ftsim::tb::analyze_fault_tolerance(ft);
+      nlohmann::json j;
+      if (ft_mpi || ftsim::tb::launched_by_mpi()) {
+#ifdef FTSIM_HAVE_MPI
+        if (ftol->get_option("--jobs")->count() == 0) ft.threads = 1;  // one rank per core
+        bool is_root = false;
+        j = ftsim::tb::analyze_fault_tolerance_mpi(ft, &is_root);
+        if (!is_root) return 0;
+#else
+        throw ftsim::ConfigError(
+            "analyze fault-tolerance: this ftsim was built without MPI (install libopenmpi-dev and rebuild with "
+            "-DFTSIM_WITH_MPI=ON), but --mpi was given or an MPI launcher started it");
+#endif
+      } else {
+        j = ftsim::tb::analyze_fault_tolerance(ft);
+      }
       ftsim::tb::write_file_atomically(ft_out, j.dump(2) + "\n");
       if (!quiet)
         std::cout << fmt::format("ftsim: wrote {} ({} combinations, {:.1f} s, {:.0f} combinations/s)\n", ft_out,

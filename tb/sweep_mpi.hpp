@@ -2,6 +2,9 @@
 // FILE.yaml --out DIR`. Compiled into the ftsim command only when the build
 // finds MPI (FTSIM_HAVE_MPI); the library itself never links MPI.
 #pragma once
+#include <nlohmann/json.hpp>
+
+#include "tb/fault_tolerance_analysis.hpp"
 #include "tb/sweep.hpp"
 
 namespace ftsim::tb {
@@ -20,5 +23,15 @@ bool launched_by_mpi();
 /// (*is_root = true) and 0 on the other ranks. Throws ConfigError on rank 0
 /// for a bad sweep (the other ranks return 2 quietly).
 int run_sweep_mpi(const SweepOptions& opts, bool* is_root);
+
+/// `mpirun -n N ftsim analyze fault-tolerance ...` on the same dispatcher:
+/// every rank builds the analyser and its task plan (deterministic); rank 0
+/// hands out chunks of consecutive tasks of about 1/16 rank's share of the
+/// combinations each, largest first, and sums the counts the ranks send
+/// back, so the report equals the single-process one (the rows are integer
+/// counts; the report says backend "mpi" and the ranks). `opts.threads`
+/// threads per rank. Returns the report on rank 0 (*is_root = true) and an
+/// empty object elsewhere. Throws ConfigError on rank 0 for bad options.
+nlohmann::json analyze_fault_tolerance_mpi(FaultToleranceOptions opts, bool* is_root);
 
 }  // namespace ftsim::tb

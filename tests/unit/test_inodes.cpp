@@ -459,10 +459,11 @@ bool connected(const KAryNCube& c, const std::set<LinkId>& f, NodeId s, NodeId d
 /// given fault combination; returns (not tolerated combinations, affected
 /// connected pairs) by brute force.
 std::pair<int, long> compare_all(const KAryNCube& c, const std::string& mech_name,
-                                 const std::vector<std::vector<LinkId>>& combos, bool check_search) {
+                                 const std::vector<std::vector<LinkId>>& combos, bool check_search,
+                                 const std::vector<LinkId>& candidates = {}) {
   const Mechanism mech = parse_mechanism(mech_name);
   const BruteForce bf(c, mech);
-  const FaultToleranceAnalyzer an(c, mech);
+  const FaultToleranceAnalyzer an(c, mech, candidates);
   const CubeGeometry geo(c);
   const int n = c.num_nodes();
   int not_tolerated = 0;
@@ -609,6 +610,106 @@ TEST(InodeAnalyzer, ResultsDoNotDependOnThreadCountAndSamplesAreReproducible) {
   const auto s2 = an.sampled(3, 3, 300, 9, 2, nullptr);
   EXPECT_EQ(s1[0].not_tolerated, s2[0].not_tolerated);
   EXPECT_EQ(s1[0].affected, s2[0].affected);
+}
+
+bool same_rows(const std::vector<FaultCountResult>& a, const std::vector<FaultCountResult>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].faults != b[i].faults || a[i].combinations != b[i].combinations ||
+        a[i].not_tolerated != b[i].not_tolerated || a[i].pairs != b[i].pairs || a[i].affected != b[i].affected ||
+        a[i].unroutable != b[i].unroutable || a[i].by_category != b[i].by_category)
+      return false;
+  return true;
+}
+
+std::vector<FaultCountResult> sum_rows(std::vector<FaultCountResult> a, const std::vector<FaultCountResult>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+  return a;
+}
+
+TEST(InodeAnalyzer, TasksInAnyGroupingSumToTheWholeAnalysis) {
+  // The MPI backend runs a plan's tasks in chunks on different ranks and sums
+  // the rows. Every grouping must give the single run's counts, and the tasks
+  // must cover each combination exactly once: per fault count, C(links, f)
+  // combinations (counted independently by binomial()).
+  const KAryNCube t({3, 3, 3}, true);
+  const FaultToleranceAnalyzer an(t, parse_mechanism("I"));
+  const auto region = an.distance1_region(13);
+  ASSERT_EQ(region.size(), 33U);
+  struct Case {
+    int fmin, fmax;
+    std::vector<LinkId> links;
+  };
+  const std::vector<LinkId> twelve(region.begin(), region.begin() + 12);
+  for (const Case& c : {Case{1, 3, {}}, Case{2, 3, {}}, Case{1, 4, region}, Case{1, 6, twelve}, Case{5, 5, twelve}}) {
+    const auto plan = an.plan_exhaustive(c.fmin, c.fmax, c.links);
+    // Prefix depth: at most fmax - 2, and 12 + 66 + 220 + 495 tasks stay
+    // within 20,000 for 12 links.
+    EXPECT_EQ(plan.depth, c.fmax == 6 ? 4 : c.fmax == 5 ? 3 : c.fmax == 4 ? 2 : 1);
+    const int m = c.links.empty() ? t.num_links() : static_cast<int>(c.links.size());
+    std::uint64_t expected = 0, listed = 0;
+    for (int f = c.fmin; f <= c.fmax; ++f) expected += binomial(m, f);
+    for (std::size_t i = 0; i < plan.tasks(); ++i) listed += plan.task_combinations(i);
+    EXPECT_EQ(plan.combinations, expected);
+    EXPECT_EQ(listed, expected);
+    const auto whole = an.run(plan, 0, plan.tasks(), 2, nullptr);
+    for (int f = c.fmin; f <= c.fmax; ++f)
+      EXPECT_EQ(whole[static_cast<std::size_t>(f - c.fmin)].combinations, binomial(m, f)) << "faults " << f;
+    EXPECT_TRUE(same_rows(whole, an.exhaustive(c.fmin, c.fmax, c.links, 1, nullptr)));
+    const std::size_t n = plan.tasks();
+    for (std::size_t cut : {std::size_t{1}, n / 3}) {
+      // Later chunk first: the order must not matter either.
+      const auto tail = an.run(plan, cut, n, 1, nullptr);
+      const auto head = an.run(plan, 0, cut, 1, nullptr);
+      EXPECT_TRUE(same_rows(sum_rows(tail, head), whole)) << "cut at task " << cut << " of " << n;
+    }
+  }
+  const auto sp = an.plan_sampled(3, 4, 700, 5);
+  EXPECT_EQ(sp.tasks(), 6U);  // ceil(700 / 256) = 3 tasks per fault count
+  const auto all = an.run(sp, 0, sp.tasks(), 1, nullptr);
+  EXPECT_TRUE(same_rows(all, an.sampled(3, 4, 700, 5, 2, nullptr)));
+  EXPECT_TRUE(same_rows(
+      sum_rows(an.run(sp, 4, 6, 1, nullptr), sum_rows(an.run(sp, 0, 1, 1, nullptr), an.run(sp, 1, 4, 1, nullptr))),
+      all));
+}
+
+TEST(InodeAnalyzer, RegionCandidatesGiveTheCountsOfTheWholeNetwork) {
+  // Keeping only the links that may fail in the masks changes no outcome:
+  // the analyser restricted to the distance-1 region counts exactly what the
+  // whole-network analyser (checked against brute force above) counts for
+  // combinations inside the region.
+  const KAryNCube t({3, 3, 3}, true);
+  for (const char* m : {"I", "Ix2", "I+D+M", "D+M"}) {
+    const FaultToleranceAnalyzer whole(t, parse_mechanism(m));
+    const auto region = whole.distance1_region(4);
+    const FaultToleranceAnalyzer restricted(t, parse_mechanism(m), region);
+    EXPECT_LE(restricted.option_count(), whole.option_count()) << m;
+    EXPECT_TRUE(same_rows(restricted.exhaustive(1, 3, {}, 2, nullptr), whole.exhaustive(1, 3, region, 2, nullptr)))
+        << m;
+  }
+}
+
+TEST(InodeAnalyzer, ToriAbove256LinksAreAnalysedInARegion) {
+  // 5x5x5 torus: 375 links, more than the analyser's 256 bits; its distance-1
+  // region (36 links: 7 nodes x 6 links minus the 6 shared) fits. Outcomes
+  // checked pair by pair against the brute-force reference.
+  const KAryNCube t({5, 5, 5}, true);
+  EXPECT_THROW(FaultToleranceAnalyzer(t, parse_mechanism("I")), ConfigError);
+  const auto region = FaultToleranceAnalyzer::distance1_region(t, 62);
+  ASSERT_EQ(region.size(), 36U);
+  std::mt19937 rng(3);
+  std::vector<std::vector<LinkId>> combos;
+  for (int i = 0; i < 2; ++i) {
+    auto r = region;
+    std::shuffle(r.begin(), r.end(), rng);
+    combos.emplace_back(r.begin(), r.begin() + 3);
+  }
+  compare_all(t, "I", combos, false, region);
+  const FaultToleranceAnalyzer an(t, parse_mechanism("I"), region);
+  LinkId outside = 0;
+  while (std::find(region.begin(), region.end(), outside) != region.end()) ++outside;
+  EXPECT_THROW(an.evaluate({outside}), ConfigError);
+  EXPECT_THROW(FaultToleranceAnalyzer(t, parse_mechanism("I"), {region[0], region[0]}), ConfigError);
 }
 
 }  // namespace
