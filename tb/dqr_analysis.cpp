@@ -62,7 +62,14 @@ struct Point {
   double flows_fraction = 0, entries = 0, blocks = 0, turns = 0, moved_turns = 0, channels = 0, stretch = 0;
   int stretch_count = 0;
   double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0, flows_moved = 0;
-  void add(const rt::dqr::Result& r, double flows) {
+  int transition_acyclic = 0, transition_loop_free = 0;
+  double transition_mixed = 0;
+  void add(const rt::dqr::Result& r, double flows, const rt::dqr::TransitionCheck* chk) {
+    if (chk != nullptr) {
+      transition_acyclic += chk->acyclic;
+      transition_loop_free += chk->loop_free;
+      transition_mixed += static_cast<double>(chk->mixed_turns);
+    }
     ++successes;
     flows_fraction += static_cast<double>(r.flows_disconnected) / flows;
     entries += static_cast<double>(r.entries_changed);
@@ -110,6 +117,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   out["runs"] = opt.runs;
   out["seed"] = opt.seed;
   out["max_faults"] = opt.max_faults;
+  out["check_transition"] = opt.check_transition;
   out["flows"] = static_cast<std::uint64_t>(flows);
   out["links"] = switch_links.size();
   out["variants"] = nlohmann::json::array();
@@ -121,6 +129,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     // Each run's successful reconfigurations, summed in run order after
     // the workers finish, so the figures do not depend on the thread count.
     std::vector<std::vector<rt::dqr::Result>> per_run(static_cast<std::size_t>(opt.runs));
+    std::vector<std::vector<rt::dqr::TransitionCheck>> per_run_check(static_cast<std::size_t>(opt.runs));
     auto worker = [&] {
       for (int run = next_run++; run < opt.runs; run = next_run++) {
         std::seed_seq seq{static_cast<std::uint32_t>(opt.seed), static_cast<std::uint32_t>(opt.seed >> 32),
@@ -143,9 +152,18 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
             }
           }
           if (pick == rt::kNone) break;
+          std::vector<std::vector<rt::PortId>> tables_before;
+          rt::dqr::Layers layers_before;
+          if (opt.check_transition) {
+            tables_before = eng.tables();
+            layers_before = eng.layers();
+          }
           const auto r = eng.reconfigure({pick}, variants[vi]);
           if (!r.success) break;
           per_run[static_cast<std::size_t>(run)].push_back(r);
+          if (opt.check_transition)
+            per_run_check[static_cast<std::size_t>(run)].push_back(rt::dqr::check_transition(
+                *topo, tables_before, eng.tables(), eng.dead_links(), layers_before, eng.layers()));
         }
         const int d = ++done;
         if (opt.progress) {
@@ -159,8 +177,9 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
-    for (const auto& results : per_run)
-      for (std::size_t f = 0; f < results.size(); ++f) total[f].add(results[f], flows);
+    for (std::size_t run = 0; run < per_run.size(); ++run)
+      for (std::size_t f = 0; f < per_run[run].size(); ++f)
+        total[f].add(per_run[run][f], flows, opt.check_transition ? &per_run_check[run][f] : nullptr);
     nlohmann::json v;
     v["variant"] = opt.variants[vi];
     v["points"] = nlohmann::json::array();
@@ -182,6 +201,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
                              {"seconds_max", p.seconds_max},
                              {"plugin_refused", p.plugin_refused / k},
                              {"flows_moved", p.flows_moved / k}});
+      if (opt.check_transition) {
+        auto& pt = v["points"].back();
+        pt["transition_acyclic"] = p.transition_acyclic / k;
+        pt["transition_loop_free"] = p.transition_loop_free / k;
+        pt["transition_mixed_turns"] = p.transition_mixed / k;
+      }
     }
     if (opt.every_single_fault) {
       std::atomic<std::size_t> next{0};

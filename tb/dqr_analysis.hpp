@@ -50,6 +50,12 @@ struct DqrAnalysisOptions {
   /// and report per variant how many reconfigure: the paper's one-fault
   /// guarantee (section VI), checked exhaustively.
   bool every_single_fault = false;
+  /// After every successful reconfiguration, check its table update under
+  /// non-atomic writes in any order (dqr::check_transition; notes section 7)
+  /// and report per point the share that stays acyclic and loop-free and the
+  /// mean count of turns only a partial write takes. Costs about one
+  /// reconfiguration's time again.
+  bool check_transition = false;
 };
 
 /// Runs the analysis. Each run r draws its faults from a generator seeded
@@ -61,7 +67,9 @@ struct DqrAnalysisOptions {
 /// variants: [{variant, points: [{faults, success_probability, successes,
 /// flows_rerouted_fraction, entries_changed, blocks_changed, turns_enabled,
 /// turns_moved, channels_moved, stretch_mean, stretch_max, seconds_mean,
-/// seconds_max, plugin_refused, flows_moved}], single_faults: {links, succeeded,
+/// seconds_max, plugin_refused, flows_moved, and with check_transition
+/// transition_acyclic, transition_loop_free (shares of the successful
+/// reconfigurations, 0..1) and transition_mixed_turns (mean)}], single_faults: {links, succeeded,
 /// failed: [link labels, at most 50]} with every_single_fault}], wall_seconds}; cost figures are means
 /// over the successful reconfigurations at that fault count. Throws
 /// ConfigError for a bad topology, initial routing, variant or range.

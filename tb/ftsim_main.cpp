@@ -546,6 +546,9 @@ int sc_main(int argc, char* argv[]) {
   dqr->add_flag("--quiet", quiet, "no progress or summary");
   dqr->add_flag("--every-single-fault", dq.every_single_fault,
                 "also fail every link alone and count the successes (the one-fault guarantee)");
+  dqr->add_flag("--check-transition", dq.check_transition,
+                "check every table update under non-atomic writes in any order (acyclic, loop-free, turns only a "
+                "partial write takes): per point transition_acyclic, transition_loop_free, transition_mixed_turns");
   dq.threads = an_threads;
 
   auto* lft = app.add_subcommand("lft", "InfiniBand linear forwarding tables (OpenSM dumps)");

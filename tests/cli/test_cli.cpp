@@ -867,6 +867,40 @@ TEST(Cli, AnalyzeDqrMeshPluginTakesEverySingleFaultOfLargeMeshes) {
   }
 }
 
+TEST(Cli, AnalyzeDqrCheckTransitionReportsSharesPerPoint) {
+  // --check-transition adds the non-atomic-write figures to every point
+  // (shares of the successful reconfigurations, so within 0..1; the counts
+  // themselves are checked against enumeration in DqrTransition.*), and
+  // only with the flag.
+  const std::string dir = tmpdir("dqr-transition");
+  const Result r =
+      run("analyze dqr --topology mesh:5x5 --initial dor --variant lr-path --faults 1..3 --runs 6 "
+          "--check-transition --quiet --out " +
+          dir + "/t.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(std::ifstream(dir + "/t.json"));
+  EXPECT_TRUE(j["check_transition"].get<bool>());
+  for (const auto& p : j["variants"][0]["points"]) {
+    if (p["successes"].get<int>() == 0) continue;
+    for (const char* k : {"transition_acyclic", "transition_loop_free"}) {
+      ASSERT_TRUE(p.contains(k)) << p.dump();
+      EXPECT_GE(p[k].get<double>(), 0.0);
+      EXPECT_LE(p[k].get<double>(), 1.0);
+    }
+    // A transient loop is a cycle of channels: loop-free is necessary for acyclic.
+    EXPECT_LE(p["transition_acyclic"].get<double>(), p["transition_loop_free"].get<double>());
+    EXPECT_GE(p["transition_mixed_turns"].get<double>(), 0.0);
+  }
+  const Result plain =
+      run("analyze dqr --topology mesh:5x5 --initial dor --variant lr-path --faults 1..1 --runs 2 "
+          "--quiet --out " +
+          dir + "/p.json");
+  ASSERT_EQ(plain.code, 0) << plain.output;
+  const auto q = nlohmann::json::parse(std::ifstream(dir + "/p.json"));
+  EXPECT_FALSE(q["variants"][0]["points"][0].contains("transition_acyclic"));
+  fs::remove_all(dir);
+}
+
 TEST(Cli, AnalyzeDqrRejectsBadInputWithExit2) {
   const std::string dir = tmpdir("dqr-bad");
   const Result v = run("analyze dqr --variant lr-whole --out " + dir + "/a.json");
