@@ -1,5 +1,7 @@
 #include "tb/cli_sweep.hpp"
 
+#include "tb/cli_commands.hpp"
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,3 +135,87 @@ int sweep_command(const std::string& sweep_file, const std::string& out_dir, int
 }
 
 }  // namespace ftsim::tb
+
+namespace ftsim::tb::cli {
+
+namespace {
+
+class SweepCommand final : public Command {
+ public:
+  SweepCommand(CLI::App& app, const Defaults& d) {
+    // --jobs N: parallel workers everywhere (processes for sweep, threads for
+    // analyze), default all cores; analyze also accepts its older --threads.
+    auto* sweep =
+        app.add_subcommand("sweep", "expand a grid into runs on a worker pool; writes DIR/results.csv and plots");
+    sweep->add_option("sweep", sweep_file, "sweep YAML file")->required();
+    sweep->add_option("--jobs,--threads", jobs, "parallel runs (worker processes; default: all cores)")
+        ->check(CLI::Range(1, 1024));
+    sweep->add_option("--set", sets, "override a key in every point: dotted.key=value (repeatable; not a grid axis)");
+    sweep->add_option("--grid", sweep_grids,
+                      "replace (or add) a grid axis: KEY=V1,V2,... (repeatable; e.g. --grid faults.random_links=0,4)");
+    sweep->add_option("--runs", sweep_runs,
+                      "runs per point: N, or 'paper' for the paper's count; sets the replication axis named by the "
+                      "sweep file's runs.key to first..first+N-1");
+    sweep->add_option("--out", sweep_out, "output directory");
+    sweep->add_flag("--resume", sweep_resume, "keep finished points (run directories with stats.json), run the rest");
+    sweep->add_flag("--quiet", quiet, "no progress on stderr");
+    // Distributed backends (issue 15): MPI ranks, a Slurm job array.
+    sweep->add_flag("--mpi", sweep_mpi,
+                    "MPI backend: spread the points over the ranks of `mpirun -n N ftsim sweep ...` "
+                    "(chosen automatically under mpirun)");
+    auto* slurm_opt = sweep->add_flag("--slurm", sweep_slurm,
+                                      "write DIR/slurm/sweep.sbatch (a job array running the points) and submit "
+                                      "it with sbatch when sbatch exists; merge with --collect DIR");
+    sweep->add_option("--slurm-tasks", slurm_opts.tasks, "array tasks (default: one per point, at most 1000)")
+        ->needs(slurm_opt);
+    sweep->add_option("--slurm-max-running", slurm_opts.max_running, "array tasks running at once (%M; default 64)")
+        ->needs(slurm_opt);
+    sweep
+        ->add_option("--sbatch-option", slurm_opts.sbatch_options,
+                     "an extra #SBATCH line, e.g. --sbatch-option=--partition=short (repeatable)")
+        ->needs(slurm_opt);
+    sweep->add_flag("--no-submit", sweep_no_submit, "write the job script, do not call sbatch")->needs(slurm_opt);
+    auto* tasks_opt = sweep->add_option("--tasks", sweep_tasks,
+                                        "array task mode: run only this task's share of the points (i, i+T, ...) "
+                                        "out of T tasks; no results.csv (see --collect)");
+    sweep->add_option("--task-id", sweep_task_id, "this task's id, 0..T-1 (default: $SLURM_ARRAY_TASK_ID)")
+        ->needs(tasks_opt);
+    auto* collect_opt = sweep->add_option(
+        "--collect", sweep_collect, "merge the finished points of DIR into DIR/results.csv and plots (also mid-run)");
+    collect_opt->excludes(slurm_opt)->excludes(tasks_opt);
+    slurm_opt->excludes(tasks_opt);
+    jobs = d.jobs;
+    m_app = sweep;
+  }
+  int execute() override {
+    return ftsim::tb::sweep_command(sweep_file, sweep_out, jobs, quiet, sweep_resume,
+                                    ftsim::tb::SweepEdits{sets, sweep_grids, sweep_runs},
+                                    ftsim::tb::SweepBackend{sweep_mpi, sweep_slurm, sweep_no_submit, slurm_opts,
+                                                            sweep_tasks, sweep_task_id, sweep_collect});
+  }
+
+ private:
+  std::vector<std::string> sets;
+  bool quiet = false;
+  std::string sweep_file;
+  int jobs = 1;
+  std::string sweep_out = "results/sweep";
+  bool sweep_resume = false;
+  std::vector<std::string> sweep_grids;
+  std::string sweep_runs;
+  bool sweep_mpi = false;
+  bool sweep_slurm = false;
+  bool sweep_no_submit = false;
+  ftsim::tb::SlurmOptions slurm_opts;
+  int sweep_tasks = 0;
+  int sweep_task_id = -1;
+  std::string sweep_collect;
+};
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, const Defaults& d, Commands& out) {
+  out.push_back(std::make_unique<SweepCommand>(app, d));
+}
+
+}  // namespace ftsim::tb::cli

@@ -1,0 +1,49 @@
+// The `ftsim` command line, one subcommand per class: each registers its
+// options on the CLI11 app in its constructor and runs in execute() after the
+// parse (issue 13: sc_main split per subcommand). Only the ftsim command's
+// translation units include this (CLI11 is not part of the libraries).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ftsim::tb::cli {
+
+/// One subcommand of `ftsim`.
+class Command {
+ public:
+  virtual ~Command() = default;
+  /// True when the command line chose this subcommand.
+  bool parsed() const { return m_app != nullptr && m_app->parsed(); }
+  /// Runs it; returns the process exit code. Throws ConfigError for bad
+  /// input (exit 2).
+  virtual int execute() = 0;
+
+ protected:
+  CLI::App* m_app = nullptr;  ///< the subcommand's CLI11 app, owned by the root app
+};
+using Commands = std::vector<std::unique_ptr<Command>>;
+
+/// What every subcommand may need from the process.
+struct Defaults {
+  std::string command_line;  ///< argv joined, recorded in stats.json
+  int jobs = 1;              ///< --jobs default: the machine's cores
+};
+
+/// `ftsim run` (tb/cli_run.cpp).
+void add_run_command(CLI::App& app, const Defaults& d, Commands& out);
+/// `ftsim sweep` (tb/cli_sweep.cpp).
+void add_sweep_command(CLI::App& app, const Defaults& d, Commands& out);
+/// `ftsim analyze routing-success|fault-tolerance|connectivity|dqr`
+/// (tb/cli_analyze.cpp).
+void add_analyze_commands(CLI::App& app, const Defaults& d, Commands& out);
+/// `ftsim lft diff|netfile|export` (tb/cli_lft.cpp).
+void add_lft_commands(CLI::App& app, Commands& out);
+
+/// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into non-negative integers (at
+/// most 100,000 of them). Throws ConfigError naming `option`.
+std::vector<int> parse_range(const std::string& text, const std::string& option);
+
+}  // namespace ftsim::tb::cli

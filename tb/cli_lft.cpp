@@ -1,0 +1,187 @@
+// `ftsim lft`: compare, export and describe InfiniBand forwarding tables.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "common/config_error.hpp"
+#include "routing_logic/dqr.hpp"
+#include "routing_logic/routing_relation.hpp"
+#include "tables/lft.hpp"
+#include "tb/cli_commands.hpp"
+#include "tb/dqr_analysis.hpp"
+#include "tb/output_files.hpp"
+
+namespace ftsim::tb::cli {
+
+namespace {
+
+/// `ftsim lft diff A B`: prints the comparison and optionally writes it as
+/// JSON. Throws ConfigError for unreadable or malformed dumps and unknown
+/// links.
+void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const std::string& lft_topology,
+                      const std::vector<std::string>& lft_faults, const std::string& lft_json) {
+  if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
+  if (!lft_faults.empty() && lft_topology.empty()) throw ftsim::ConfigError("lft diff: --fault needs --topology");
+  const auto a = ftsim::tables::LftSet::load(lft_a);
+  const auto b = ftsim::tables::LftSet::load(lft_b);
+  std::unique_ptr<ftsim::routing::Topology> topo;
+  ftsim::routing::FaultSet faults;
+  if (!lft_topology.empty()) {
+    topo = ftsim::routing::make_topology(lft_topology);
+    for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
+  }
+  const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
+  nlohmann::json j = {{"a", lft_a},
+                      {"b", lft_b},
+                      {"entries_a", a.entries()},
+                      {"entries_b", b.entries()},
+                      {"entries_changed", d.entries_changed},
+                      {"blocks_changed", d.blocks_changed},
+                      {"switches_changed", d.switches_changed}};
+  std::cout << fmt::format("entries changed   {} of {} ({} switches, {} 64-entry blocks)\n", d.entries_changed,
+                           a.entries(), d.switches_changed, d.blocks_changed);
+  if (d.traced) {
+    j["topology"] = topo->spec();
+    j["faults"] = lft_faults;
+    j["flows"] = d.flows;
+    j["flows_rerouted"] = d.flows_rerouted;
+    j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
+    j["unrouted_a"] = d.unrouted_a;
+    j["unrouted_b"] = d.unrouted_b;
+    j["stretch_mean"] = d.stretch_mean;
+    j["stretch_max"] = d.stretch_max;
+    j["cdg_acyclic_a"] = d.acyclic_a;
+    j["cdg_acyclic_b"] = d.acyclic_b;
+    j["cycle_a"] = d.cycle_a;
+    j["cycle_b"] = d.cycle_b;
+    std::cout << fmt::format("flows rerouted    {} of {} HCA pairs ({:.2f}%), unrouted A {} B {}\n", d.flows_rerouted,
+                             d.flows, d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0, d.unrouted_a, d.unrouted_b);
+    std::cout << fmt::format("stretch           mean {:.3f}, max {:.3f} (switches traversed, B / A)\n", d.stretch_mean,
+                             d.stretch_max);
+    std::cout << fmt::format("CDG A             {}\n",
+                             d.acyclic_a ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_a, " -> ")));
+    std::cout << fmt::format("CDG B             {}\n",
+                             d.acyclic_b ? "acyclic" : "CYCLIC: " + fmt::format("{}", fmt::join(d.cycle_b, " -> ")));
+  }
+  if (!lft_json.empty()) ftsim::tb::write_file_atomically(lft_json, j.dump(2) + "\n");
+}
+
+/// `ftsim lft export`: the initial tables of `initial` (dor, updn or
+/// import:DIR) on `topology`, optionally reconfigured by DQR `variant` after
+/// the listed link faults, written as OUT/opensm-lfts.dump (OpenSM's dump
+/// format; LIDs as in the imported dump, else HCAs first from LID 1). Throws
+/// ConfigError for an unknown topology, initial or variant, a link that does
+/// not exist, or a reconfiguration that fails.
+void lft_export_command(const std::string& topology, const std::string& initial, const std::vector<std::string>& faults,
+                        const std::string& variant, const std::string& out) {
+  namespace rt = ftsim::routing;
+  const auto topo = rt::make_topology(topology);
+  auto init = ftsim::tb::dqr_initial(*topo, initial);
+  auto& tables = init.tables;
+  ftsim::tables::LftSet like;
+  if (initial.rfind("import:", 0) == 0) like = ftsim::tables::LftSet::load(initial.substr(7));
+  std::string what = "initial " + initial;
+  if (!faults.empty()) {
+    std::vector<rt::LinkId> links;
+    for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
+    rt::dqr::Engine engine(*topo, tables, init.layers);
+    const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
+    if (!r.success)
+      throw ftsim::ConfigError(fmt::format("lft export: DQR {} could not reconfigure around {}: {}", variant,
+                                           fmt::join(faults, ", "), r.failure));
+    tables = engine.tables();
+    what += fmt::format(", DQR {} after {} ({} entries changed)", variant, fmt::join(faults, ", "), r.entries_changed);
+  }
+  ftsim::tables::NodeTables nt;
+  nt.port = tables;
+  const auto set = ftsim::tables::export_tables(nt, *topo, like);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw ftsim::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
+  const std::string path = (std::filesystem::path(out) / "opensm-lfts.dump").string();
+  ftsim::tb::write_file_atomically(path, set.dump());
+  std::cout << fmt::format("ftsim: wrote {} ({} switches, {} entries; {})\n", path, set.switches.size(), set.entries(),
+                           what);
+}
+
+class LftDiffCommand final : public Command {
+ public:
+  explicit LftDiffCommand(CLI::App* lft) {
+    m_app = lft->add_subcommand(
+        "diff",
+        "compare two table sets: entries, 64-entry blocks and switches changed; with --topology also flows "
+        "rerouted, stretch and whether each set's channel dependency graph is acyclic (with a cycle)");
+    m_app->add_option("A", m_a, "opensm-lfts.dump file, or a folder holding one (the reference)")->required();
+    m_app->add_option("B", m_b, "opensm-lfts.dump file or folder (the new tables)")->required();
+    m_app->add_option("--topology", m_topology,
+                      "fabric to trace flows on: ibnet:FILE.net, fat-tree2:L,S,H, or mesh:KxK / torus:KxK "
+                      "(switches SW_a_b = router a,b)");
+    m_app->add_option("--fault", m_faults,
+                      "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
+                      "repeatable; needs --topology");
+    m_app->add_option("--json", m_json, "also write the figures as JSON to this file");
+  }
+  int execute() override {
+    lft_diff_command(m_a, m_b, m_topology, m_faults, m_json);
+    return 0;
+  }
+
+ private:
+  std::string m_a, m_b, m_topology, m_json;
+  std::vector<std::string> m_faults;
+};
+
+class LftNetfileCommand final : public Command {
+ public:
+  explicit LftNetfileCommand(CLI::App* lft) {
+    m_app = lft->add_subcommand(
+        "netfile", "write an ibsim netfile of a topology (to run OpenSM on the same fabric; names as lft export)");
+    m_app->add_option("--topology", m_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")->required();
+    m_app->add_option("--out", m_out, "netfile to write")->required();
+  }
+  int execute() override {
+    ftsim::tb::check_output_file(m_out, "--out");
+    const auto topo = ftsim::routing::make_topology(m_topology);
+    ftsim::tb::write_file_atomically(m_out, ftsim::tables::netfile(*topo));
+    std::cout << fmt::format("ftsim: wrote {} ({} switches, {} HCAs)\n", m_out, topo->num_routers(), topo->num_nodes());
+    return 0;
+  }
+
+ private:
+  std::string m_topology, m_out;
+};
+
+class LftExportCommand final : public Command {
+ public:
+  explicit LftExportCommand(CLI::App* lft) {
+    m_app = lft->add_subcommand(
+        "export", "write a topology's tables (initial, or after DQR around link faults) as OUT/opensm-lfts.dump");
+    m_app->add_option("--topology", m_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")->required();
+    m_app->add_option("--initial", m_initial, "dor, updn, lash or import:DIR (default dor)");
+    m_app->add_option("--fault", m_faults, "a failed link (repeatable): reconfigure with DQR around it");
+    m_app->add_option("--variant", m_variant, "DQR variant for --fault (default lr-path)");
+    m_app->add_option("--out", m_out, "output folder")->required();
+  }
+  int execute() override {
+    lft_export_command(m_topology, m_initial, m_faults, m_variant, m_out);
+    return 0;
+  }
+
+ private:
+  std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_out;
+  std::vector<std::string> m_faults;
+};
+
+}  // namespace
+
+void add_lft_commands(CLI::App& app, Commands& out) {
+  auto* lft = app.add_subcommand("lft", "InfiniBand linear forwarding tables (OpenSM dumps)");
+  lft->require_subcommand(1);
+  out.push_back(std::make_unique<LftDiffCommand>(lft));
+  out.push_back(std::make_unique<LftNetfileCommand>(lft));
+  out.push_back(std::make_unique<LftExportCommand>(lft));
+}
+
+}  // namespace ftsim::tb::cli
