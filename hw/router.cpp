@@ -346,7 +346,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
     rr = (w.in_port * nq + w.in_vc + 1) % n;
     r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
     if (w.counts_move) {
-      auto& moves = ctx.packets[iv.packet].header.state[0];
+      auto& moves = ctx.packets[iv.packet].header.moves;
       if (moves < 255) ++moves;
     }
     ++granted;

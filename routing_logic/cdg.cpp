@@ -78,7 +78,8 @@ struct StateHash {
   std::size_t operator()(const State& s) const {
     std::size_t h = static_cast<std::size_t>(s.router) * 1000003U ^ static_cast<std::size_t>(s.in_port) * 9176U ^
                     static_cast<std::size_t>(s.in_vc) * 131U ^ static_cast<std::size_t>(s.held + 1) * 2654435761U;
-    for (auto b : s.header.state) h = h * 31U + b;
+    h = h * 31U + s.header.moves;
+    for (auto b : s.header.state.bytes()) h = h * 31U + b;
     return h;
   }
 };
@@ -155,7 +156,7 @@ ChannelDependencyGraph build_cdg(const RoutingRelation& relation, const FaultSet
               g.add_edge(st.held, cid);
             }
             State nx{pp.id, pp.port, v, held, st.header};
-            if (c.counts_move && nx.header.state[0] < 255) ++nx.header.state[0];
+            if (c.counts_move && nx.header.moves < 255) ++nx.header.moves;
             relation.on_hop(nx.header, st.router, c.port, v);
             if (seen.insert(nx).second) work.push_back(nx);
           }

@@ -196,7 +196,7 @@ void FatTreeDlrRouting::route_one_fault(const RouteQuery& q, RouteSet& out) cons
     return;
   }
   // U-turn: the lowest live upward port other than the arrival port.
-  if (q.header->state[0] > 2 * m_k) {
+  if (q.header->state.get<DlrHeader>().u_turns > 2 * m_k) {
     out.discarded = true;  // livelock guard: more faults than the variant handles
     return;
   }
@@ -330,29 +330,31 @@ void FatTreeDlrRouting::route_switch(const RouteQuery& q, RouteSet& out, bool ad
 
 void FatTreeDlrRouting::on_hop(PacketHeader& h, RouterId r, PortId port, VcId /*vc*/) const {
   if (m_variant == Variant::kDeterministicSwitch || m_variant == Variant::kAdaptiveSwitch) {
-    // state[1]: arrived from above; state[2]: arrival port at r; state[3]: port field.
-    const bool from_above = h.state[1] != 0;
-    const PortId arrival = h.state[2];
-    const int pf = port_field(h);
+    auto s = h.state.get<DlrHeader>();
+    const bool from_above = s.from_above != 0;
+    const PortId arrival = s.arrival_port;
+    const int pf = s.port_field();
     if (is_ancestor(r, h.dst)) {
-      if (port == m_tree->node_digit(h.dst, m_tree->tier(r))) set_port_field(h, -1);  // on its way down
+      if (port == m_tree->node_digit(h.dst, m_tree->tier(r))) s.set_port_field(-1);  // on its way down
     } else if (!from_above && pf == -2) {
-      set_port_field(h, arrival);  // step 5/6: remember where the U-turn switch is
+      s.set_port_field(arrival);  // step 5/6: remember where the U-turn switch is
     } else if (from_above && pf == -1 && m_tree->tier(r) != m_tree->n() - 1) {
-      set_port_field(h, -2);  // 4a: the next switch down is the U-turn switch
+      s.set_port_field(-2);  // 4a: the next switch down is the U-turn switch
     } else if (from_above && pf >= 0) {
-      set_port_field(h, -2);  // 4c/4d: returning to the U-turn switch
+      s.set_port_field(-2);  // 4c/4d: returning to the U-turn switch
     }
     const PortPeer& pp = m_tree->peer(r, port);
-    h.state[1] = port < m_k ? 1 : 0;
-    h.state[2] = static_cast<std::uint8_t>(pp.kind == PortPeer::Kind::kRouter ? pp.port : 0);
+    s.from_above = port < m_k ? 1 : 0;
+    s.arrival_port = static_cast<std::uint8_t>(pp.kind == PortPeer::Kind::kRouter ? pp.port : 0);
+    h.state.set(s);
     return;
   }
   if (m_variant != Variant::kOneFault) return;
-  // state[1]: the previous hop went down; state[0]: U-turns made.
+  auto s = h.state.get<DlrHeader>();
   const bool down = port < m_k;
-  if (!down && h.state[1] != 0 && h.state[0] < 255) ++h.state[0];
-  h.state[1] = down ? 1 : 0;
+  if (!down && s.from_above != 0 && s.u_turns < 255) ++s.u_turns;
+  s.from_above = down ? 1 : 0;
+  h.state.set(s);
 }
 
 }  // namespace ftsim::routing

@@ -61,7 +61,7 @@ class UpDownDeterministicRouting : public RoutingRelation {
 ///
 /// kDeterministicSwitch (R_det^switch, section VI-B): three layers NL = VC 0,
 /// ML1 = VC 1, ML2 = VC 2, and the header's port field (-1, -2 or a port
-/// number, PacketHeader::state[3]) to re-route down two tiers around a faulty
+/// number, DlrHeader::port_field) to re-route down two tiers around a faulty
 /// switch and back to the same U-turn switch: steps 1-5 of the paper. A U-turn
 /// from NL goes up the first live port of D other than the arrival port in
 /// ML1 (the paper leaves the layer of step 4.b.i implicit; ML1 is the one its
@@ -115,11 +115,25 @@ class FatTreeDlrRouting : public RoutingRelation {
   void route_one_fault(const RouteQuery& q, RouteSet& out) const;
   void route_adaptive(const RouteQuery& q, RouteSet& out) const;
   void route_switch(const RouteQuery& q, RouteSet& out, bool adaptive) const;
+  /// The header state of the variants (PacketHeader::state): all zero at
+  /// injection.
+  struct DlrHeader {
+    /// R_1 (section V): U-turns made so far, the livelock guard (0..255).
+    std::uint8_t u_turns = 0;
+    /// The previous hop went down (the packet arrived from above), 0 or 1.
+    std::uint8_t from_above = 0;
+    /// Switch variants: the arrival port at the current switch.
+    std::uint8_t arrival_port = 0;
+    /// Switch variants: the port field (section VI-B), -1 -> 0, -2 -> 1,
+    /// port p -> p + 2; read through port_field().
+    std::uint8_t port_field_code = 0;
+    [[nodiscard]] int port_field() const {
+      return port_field_code == 0 ? -1 : port_field_code == 1 ? -2 : port_field_code - 2;
+    }
+    void set_port_field(int pf) { port_field_code = static_cast<std::uint8_t>(pf == -1 ? 0 : pf == -2 ? 1 : pf + 2); }
+  };
   /// Port field of the header: -1, -2 or a port number.
-  static int port_field(const PacketHeader& h) { return h.state[3] == 0 ? -1 : h.state[3] == 1 ? -2 : h.state[3] - 2; }
-  static void set_port_field(PacketHeader& h, int pf) {
-    h.state[3] = static_cast<std::uint8_t>(pf == -1 ? 0 : pf == -2 ? 1 : pf + 2);
-  }
+  static int port_field(const PacketHeader& h) { return h.state.get<DlrHeader>().port_field(); }
   /// U-turn candidates of the adaptive variants (steps 3-5 / 4b, 5, 7).
   void adaptive_uturn(const RouteQuery& q, RouteSet& out) const;
   bool alive(const RouteQuery& q, PortId p) const {

@@ -26,7 +26,7 @@ void ImmunetRouting::route(const RouteQuery& q, RouteSet& out) const {
   // resources ... can be employed as a minimal adaptive virtual network").
   auto on_ring = [&](PortId p) { return !t->single_ring || t->ss_next[p] >= 0; };
   const bool in_safe = !q.injected_here && vc_class(q.in_vc) == VcClass::kEscape && on_ring(q.in_port);
-  const bool may_adapt = !in_safe || q.header->state[0] < m_max_moves;
+  const bool may_adapt = !in_safe || q.header->moves < m_max_moves;
   if (may_adapt) {
     const std::uint64_t am = t->adaptive[dst] & q.view.port_alive & ~1ULL;
     for (PortId p = 1; p < 64 && (am >> p) != 0; ++p)

@@ -19,7 +19,7 @@ namespace ftsim::routing {
 /// network (from the node, from an adaptive VC, or from a port that is not on
 /// the ring) goes to the Safe Table's port and needs the bubble.
 ///
-/// Livelock bound (section 3): header state[0] counts moves from the safe
+/// Livelock bound (section 3): PacketHeader::moves counts moves from the safe
 /// to the adaptive network; after max_moves the packet stays on the safe
 /// network, which reaches every survivor.
 class ImmunetRouting : public RoutingRelation {

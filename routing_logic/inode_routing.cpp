@@ -120,9 +120,10 @@ const Route* InodeRouting::route_of(NodeId src, NodeId dst) const {
 }
 
 void InodeRouting::position(const Route& rt, const PacketHeader& h, RouterId r, int& seg, int& step, int& hops) const {
-  seg = h.state[0];
-  step = h.state[1];
-  hops = h.state[2];
+  const auto s = h.state.get<InodeHeader>();
+  seg = s.subpath;
+  step = s.misroute_step;
+  hops = s.step_hops;
   while (seg < rt.count - 1 && step >= rt.segments[static_cast<std::size_t>(seg)].misroute_steps &&
          r == rt.segments[static_cast<std::size_t>(seg)].to) {
     ++seg;
@@ -209,9 +210,8 @@ void InodeRouting::on_hop(PacketHeader& h, RouterId r, PortId /*port*/, VcId /*v
     ++step;
     hops = 0;
   }
-  h.state[0] = static_cast<std::uint8_t>(seg);
-  h.state[1] = static_cast<std::uint8_t>(step);
-  h.state[2] = static_cast<std::uint8_t>(hops);
+  h.state.set(
+      InodeHeader{static_cast<std::uint8_t>(seg), static_cast<std::uint8_t>(step), static_cast<std::uint8_t>(hops)});
 }
 
 int InodeRouting::header_overhead_flits(NodeId src, NodeId dst, int flit_bytes) const {

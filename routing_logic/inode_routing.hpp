@@ -36,12 +36,20 @@ namespace ftsim::routing {
 /// VCs and the subpath's escape VC.
 ///
 /// Header state (the Figure 8 header; the subheaders themselves come from the
-/// source's routing-info table, looked up by (src, dst)): state[0] = subpath
-/// index (0 while the I bit is set), state[1] = misroute step, state[2] = hops
-/// done in that step. Routes are computed by set_static_faults(): unaffected
+/// source's routing-info table, looked up by (src, dst)): the header state is
+/// an InodeHeader (subpath index, 0 while the I bit is set; misroute step;
+/// hops done in that step). Routes are computed by set_static_faults(): unaffected
 /// pairs route plainly; affected pairs get the preferred fault-free route of
 /// inodes::find_route; pairs without one are dropped (reason no_route) and
 /// counted in report().
+/// InodeRouting's PacketHeader::state: where the packet is on its route
+/// (Figure 8's subheaders). All zero at injection.
+struct InodeHeader {
+  std::uint8_t subpath = 0;        ///< index of the current subpath (Route::segments)
+  std::uint8_t misroute_step = 0;  ///< misroute step of that subpath
+  std::uint8_t step_hops = 0;      ///< hops done in that step
+};
+
 class InodeRouting : public RoutingRelation {
  public:
   explicit InodeRouting(inodes::Mechanism mech) : m_mech(mech) {}

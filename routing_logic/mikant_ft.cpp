@@ -32,17 +32,18 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
   const auto alive = [&](PortId p) {
     return (q.view.port_alive >> p & 1U) && topology().peer(w, p).kind != PortPeer::Kind::kUnconnected;
   };
-  const std::uint8_t pending = q.header->state[0];
+  const auto hs = q.header->state.get<MikantHeader>();
+  const std::uint8_t pending = hs.pending;
   if (pending == kGnsPending || pending == kGdlPending || pending == kXtUp) {
     // At Y (one level down): up to a sibling of the switch we came from,
     // whose digit is not the avoided one.
-    const int avoid = q.header->state[1];
+    const int avoid = hs.avoid_digit;
     for (int s = 0; s < k; ++s)
       if (s != avoid && alive(k + s)) out.add(RouteCandidate{k + s, all_vcs(), 0, false});
     return;
   }
   if (pending == kTtBack || pending == kXtBack) {
-    const int avoid = q.header->state[3];  // never back to W itself
+    const int avoid = hs.saved_w_top;  // never back to W itself
     for (int b = 0; b < k; ++b)
       if (b != avoid && alive(k + b)) out.add(RouteCandidate{k + b, all_vcs(), 0, false});
     return;
@@ -57,7 +58,7 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
     out.add(RouteCandidate{p, all_vcs(), 0, false});
     return;
   }
-  const std::uint8_t used = q.header->state[2];
+  const std::uint8_t used = hs.used_levels;
   const bool level_free = lw > 0 && !(used >> lw & 1U);  // level 0 has only node links below
   if (p >= k && m_features.go_neighbor_switch && level_free) {
     for (int x = 0; x < k; ++x)
@@ -69,7 +70,7 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
   // Across the groups with a wrong digit: Three-Turn or X-Turns, once per packet.
   const bool crossing = lw == m_mk->n() - 2 && p >= k && m_mk->group(w) != m_mk->node_group(t);
   const bool xt = m_features.x_turns && m_mk->n() >= 3;
-  if (crossing && (m_features.three_turn || xt) && q.header->state[4] == 0) {
+  if (crossing && (m_features.three_turn || xt) && hs.crossed_once == 0) {
     for (int a = 0; a < k; ++a)
       if (k + a != p && alive(k + a)) out.add(RouteCandidate{k + a, all_vcs(), 0, false});
   }
@@ -78,18 +79,22 @@ void MikantFtRouting::route(const RouteQuery& q, RouteSet& out) const {
 void MikantFtRouting::on_hop(PacketHeader& h, RouterId r, PortId port, VcId /*vc*/) const {
   const int k = m_mk->k();
   const int lw = m_mk->level(r);
-  switch (h.state[0]) {
+  auto s = h.state.get<MikantHeader>();
+  switch (s.pending) {
     case kGnsPending:
     case kGdlPending:
     case kTtBack:
     case kXtBack:
-      h.state[0] = kNoDetour;  // the detour's last step: Algorithm 1 again
+      s.pending = kNoDetour;  // the detour's last step: Algorithm 1 again
+      h.state.set(s);
       return;
     case kXtDown:
-      h.state[0] = kXtUp;  // the up hop must leave W's digit n-3 (saved in state[1])
+      s.pending = kXtUp;  // the up hop must leave W's digit n-3 (saved in avoid_digit)
+      h.state.set(s);
       return;
     case kXtUp:
-      h.state[0] = kXtBack;
+      s.pending = kXtBack;
+      h.state.set(s);
       return;
     default:
       break;
@@ -99,21 +104,23 @@ void MikantFtRouting::on_hop(PacketHeader& h, RouterId r, PortId port, VcId /*vc
   if (port < k) {
     // GNS or GDL starts: remember the digit L_W - 1 of this switch, which the
     // switch reached by the up hop must not repeat, and mark the level used.
-    h.state[0] = p >= k ? kGnsPending : kGdlPending;
-    h.state[1] = static_cast<std::uint8_t>(m_mk->switch_digit(r, lw - 1));
-    h.state[2] = static_cast<std::uint8_t>(h.state[2] | (1U << lw));
+    s.pending = p >= k ? kGnsPending : kGdlPending;
+    s.avoid_digit = static_cast<std::uint8_t>(m_mk->switch_digit(r, lw - 1));
+    s.used_levels = static_cast<std::uint8_t>(s.used_levels | (1U << lw));
+    h.state.set(s);
     return;
   }
   // Across with a wrong digit: Three-Turn or X-Turns starts; save W_{n-2}
   // (and W_{n-3} for the neighbour switch of X-Turns).
-  h.state[4] = 1;
-  h.state[3] = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 2));
+  s.crossed_once = 1;
+  s.saved_w_top = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 2));
   if (m_features.x_turns) {
-    h.state[0] = kXtDown;
-    h.state[1] = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 3));
+    s.pending = kXtDown;
+    s.avoid_digit = static_cast<std::uint8_t>(m_mk->switch_digit(r, m_mk->n() - 3));
   } else {
-    h.state[0] = kTtBack;
+    s.pending = kTtBack;
   }
+  h.state.set(s);
 }
 
 }  // namespace ftsim::routing

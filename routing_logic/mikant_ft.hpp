@@ -38,11 +38,18 @@ struct MikantFtFeatures {
 ///   group (digit n-2 != the saved W_{n-2}), then Algorithm 1 across again.
 ///   GNS's candidates come first, so a switch takes X-Turns when it cannot
 ///   go to a neighbour (at W's neighbour after a GNS, for instance).
-/// Every working choice is a candidate (the relation is adaptive). Header
-/// state: [0] the pending step (see mikant_ft.cpp), [1] the digit the next up
-/// hop must avoid, [2] a bit per level whose GNS/GDL detour was used, [3] the
-/// saved W_{n-2}, [4] set once Three-Turn or X-Turns was used, so a packet
-/// never repeats a detour (no revisits, no loops).
+/// Every working choice is a candidate (the relation is adaptive). The header
+/// state is a MikantHeader; a packet never repeats a detour (no revisits, no
+/// loops).
+/// MikantFtRouting's PacketHeader::state. All zero at injection.
+struct MikantHeader {
+  std::uint8_t pending = 0;       ///< the pending detour step (kNoDetour.. in mikant_ft.cpp)
+  std::uint8_t avoid_digit = 0;   ///< the digit the next up hop must avoid
+  std::uint8_t used_levels = 0;   ///< bit l set: the GNS/GDL detour of level l was used
+  std::uint8_t saved_w_top = 0;   ///< the saved digit W_{n-2} (never back to W)
+  std::uint8_t crossed_once = 0;  ///< 1 once Three-Turn or X-Turns was used
+};
+
 class MikantFtRouting : public RoutingRelation {
  public:
   MikantFtRouting(std::string name, MikantFtFeatures f) : m_name(std::move(name)), m_features(f) {}

@@ -3,9 +3,11 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "routing_logic/fault_set.hpp"
@@ -13,15 +15,57 @@
 
 namespace ftsim::routing {
 
-/// The part of a packet header that routing reads. `state` holds per-mechanism
-/// bits (misroute counters, saved switch digits, layer numbers); relations that
-/// keep no state leave it zero. Comparable and hashable so that the CDG
-/// builder can enumerate reachable (channel, header) states.
+/// The header bits a stateful relation carries with each packet (misroute
+/// counters, saved switch digits, a port field), as a typed area: the
+/// relation declares its own trivially copyable struct of at most kBytes
+/// bytes and reads and writes it whole with get<T>() / set(T). The area of a
+/// fresh packet is all zero bytes, so a struct whose fields are all zero is
+/// the state at injection. Relations without state never touch it.
+/// Examples: FatTreeDlrRouting's DlrHeader (U-turns, arrival port, port
+/// field), InodeRouting's subheader position, MikantFtRouting's detour step.
+class HeaderState {
+ public:
+  /// Capacity in bytes; a larger struct is a compile-time error.
+  static constexpr std::size_t kBytes = 8;
+  template <class T>
+  [[nodiscard]] T get() const {
+    check<T>();
+    T v;
+    std::memcpy(static_cast<void*>(&v), m_bytes.data(), sizeof(T));
+    return v;
+  }
+  template <class T>
+  void set(const T& v) {
+    check<T>();
+    std::memcpy(m_bytes.data(), static_cast<const void*>(&v), sizeof(T));
+  }
+  /// The raw bytes, for hashing (the CDG builder) and comparison only.
+  [[nodiscard]] const std::array<std::uint8_t, kBytes>& bytes() const { return m_bytes; }
+  bool operator==(const HeaderState& o) const { return m_bytes == o.m_bytes; }
+
+ private:
+  template <class T>
+  static constexpr void check() {
+    static_assert(std::is_trivially_copyable_v<T>, "a header state must be trivially copyable");
+    static_assert(sizeof(T) <= kBytes, "a header state must fit HeaderState::kBytes");
+  }
+  std::array<std::uint8_t, kBytes> m_bytes{};
+};
+
+/// The part of a packet header that routing reads. Comparable and hashable
+/// so that the CDG builder can enumerate reachable (channel, header) states.
 struct PacketHeader {
   NodeId src = kNone;
   NodeId dst = kNone;
-  std::array<std::uint8_t, 8> state{};
-  bool operator==(const PacketHeader& o) const { return src == o.src && dst == o.dst && state == o.state; }
+  /// Moves between virtual networks so far, 0..255 (saturating): the router
+  /// and the CDG builder add one when the packet is allocated a candidate
+  /// with counts_move (Immunet section 3's livelock bound).
+  std::uint8_t moves = 0;
+  /// The relation's own per-packet state (see HeaderState).
+  HeaderState state;
+  bool operator==(const PacketHeader& o) const {
+    return src == o.src && dst == o.dst && moves == o.moves && state == o.state;
+  }
 };
 
 /// One allowed output: a port and the set of VCs (bit v = VC v) of the
@@ -37,7 +81,7 @@ struct RouteCandidate {
   /// must have room for two packets, not one.
   bool enters_ring = false;
   /// Taking this candidate counts one move between virtual networks: the
-  /// router increments header.state[0] when it allocates it (Immunet's
+  /// router increments header.moves when it allocates it (Immunet's
   /// livelock bound).
   bool counts_move = false;
 };

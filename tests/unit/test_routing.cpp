@@ -294,3 +294,45 @@ TEST(DeadlockClaim, RelationsWithoutAClaimAreRefused) {
               std::string::npos);
   }
 }
+
+namespace {
+/// A relation's header layout as an extension would declare it: 7 bytes.
+struct SampleHeader {
+  std::uint8_t step = 0;
+  std::uint8_t digit = 0;
+  std::uint16_t mask = 0;
+  std::uint8_t port = 0;
+  std::uint8_t spare[2] = {0, 0};
+};
+}  // namespace
+
+TEST(HeaderState, TypedAreaRoundTripsAndAFreshHeaderReadsAsZero) {
+  PacketHeader h;
+  const auto fresh = h.state.get<SampleHeader>();
+  EXPECT_EQ(fresh.step, 0);
+  EXPECT_EQ(fresh.mask, 0);
+  EXPECT_EQ(fresh.port, 0);
+  SampleHeader s;
+  s.step = 3;
+  s.digit = 250;
+  s.mask = 0xA5C3;
+  s.port = 17;
+  h.state.set(s);
+  const auto back = h.state.get<SampleHeader>();
+  EXPECT_EQ(back.step, 3);
+  EXPECT_EQ(back.digit, 250);
+  EXPECT_EQ(back.mask, 0xA5C3);
+  EXPECT_EQ(back.port, 17);
+  // Equality (the CDG builder's state key) sees the typed area and the move
+  // counter, which lives outside it.
+  PacketHeader other = h;
+  EXPECT_TRUE(other == h);
+  other.moves = 1;
+  EXPECT_FALSE(other == h);
+  EXPECT_EQ(other.state.get<SampleHeader>().mask, 0xA5C3);
+  other = h;
+  s.port = 18;
+  other.state.set(s);
+  EXPECT_FALSE(other == h);
+  static_assert(sizeof(SampleHeader) <= HeaderState::kBytes);
+}
