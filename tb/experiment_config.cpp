@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <initializer_list>
@@ -181,6 +182,48 @@ FaultSpec parse_fault(const Ctx& c, const YAML::Node& n, std::size_t i) {
   return f;
 }
 
+/// Each mechanism section present: its keys checked against the registry's
+/// specs (typed values validated here, so the error names the key and the
+/// range), kept in cfg.mechanism_sections and handed to the mechanism's
+/// parse hook.
+void parse_mechanism_sections(const Ctx& c, const YAML::Node& root, const std::vector<MechanismPlugin>& mechanisms,
+                              ExperimentConfig& cfg) {
+  for (const auto& m : mechanisms) {
+    if (m.section.empty() || !root[m.section]) continue;
+    const YAML::Node node = root[m.section];
+    std::set<std::string> names;
+    for (const auto& k : m.keys) names.insert(k.name);
+    check_map(c, node, m.section, names);
+    MechanismSection sec(c.origin, m.section);
+    for (const auto& k : m.keys) {
+      const YAML::Node v = node[k.name];
+      if (!v) continue;
+      const std::string full = m.section + "." + k.name;
+      switch (k.type) {
+        case KeyType::kInteger:
+          sec.put_integer(k.name, get_num<std::int64_t>(c, v, full, k.lo, k.hi, k.allowed.c_str()));
+          break;
+        case KeyType::kBool:
+          sec.put_boolean(k.name, get_bool(c, v, full));
+          break;
+        case KeyType::kChoice: {
+          const std::string text = get_str(c, v, full);
+          if (std::find(k.choices.begin(), k.choices.end(), text) == k.choices.end())
+            throw ConfigError(fmt::format("{} = '{}': allowed {}{}", c.key(full), text, fmt::join(k.choices, ", "),
+                                          did_you_mean(text, k.choices)));
+          sec.put_text(k.name, text);
+          break;
+        }
+        case KeyType::kText:
+          sec.put_text(k.name, get_str(c, v, full));
+          break;
+      }
+    }
+    if (m.parse) m.parse(sec, cfg);
+    cfg.mechanism_sections[m.section] = std::move(sec);
+  }
+}
+
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
@@ -192,15 +235,6 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   for (const auto& m : mechanisms)
     if (!m.section.empty()) top.insert(m.section);
   check_map(c, root, "", top);
-  auto section_keys = [&mechanisms](const std::string& section) {
-    std::set<std::string> keys;
-    for (const auto& m : mechanisms)
-      if (m.section == section)
-        for (const auto& k : m.keys) keys.insert(k.name);
-    return keys;
-  };
-  for (const auto& m : mechanisms)
-    if (!m.section.empty() && root[m.section]) check_map(c, root[m.section], m.section, section_keys(m.section));
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
   bool injection_set = false;
@@ -375,74 +409,7 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
     }
   }
 
-  if (const YAML::Node im = root["immunet"]) {
-    if (im["boot_safe_network"]) {
-      auto& m = cfg.immunet;
-      m.boot_safe_network = get_str(c, im["boot_safe_network"], "immunet.boot_safe_network");
-      if (m.boot_safe_network != "dimension-rings" && m.boot_safe_network != "tree-ring")
-        throw ConfigError(fmt::format("{} = '{}': allowed dimension-rings, tree-ring",
-                                      c.key("immunet.boot_safe_network"), m.boot_safe_network));
-    }
-    auto& m = cfg.immunet;
-    if (im["handle_cycles"])
-      m.handle_cycles = get_num<int>(c, im["handle_cycles"], "immunet.handle_cycles", 1, 1000000);
-    if (im["ack_window"]) m.ack_window = get_num<int>(c, im["ack_window"], "immunet.ack_window", 3, 1000000);
-    if (im["control_packet_cycles"])
-      m.control_packet_cycles =
-          get_num<int>(c, im["control_packet_cycles"], "immunet.control_packet_cycles", 1, 100000000);
-    if (im["control_packet_flits"])
-      m.control_packet_flits = get_num<int>(c, im["control_packet_flits"], "immunet.control_packet_flits", 0, 64);
-    if (m.control_packet_flits >= m.control_packet_cycles)
-      throw ConfigError(
-          fmt::format("{} = {} must exceed immunet.control_packet_flits = {} (a hop sends its flits "
-                      "within its zero-load time)",
-                      c.key("immunet.control_packet_cycles"), m.control_packet_cycles, m.control_packet_flits));
-    if (im["max_moves"]) m.max_moves = get_num<int>(c, im["max_moves"], "immunet.max_moves", 0, 255);
-  }
-  if (const YAML::Node dl = root["dlr"]) {
-    if (dl["reroute_timeout"])
-      cfg.dlr.reroute_timeout =
-          get_num<std::int64_t>(c, dl["reroute_timeout"], "dlr.reroute_timeout", 1, std::int64_t{1} << 40);
-  }
-  if (const YAML::Node dd = root["ddrc"]) {
-    auto& d = cfg.ddrc;
-    if (dd["enabled"]) d.enabled = get_bool(c, dd["enabled"], "ddrc.enabled");
-    if (dd["notification_cycles"])
-      d.notification_cycles =
-          get_num<std::int64_t>(c, dd["notification_cycles"], "ddrc.notification_cycles", 0, std::int64_t{1} << 40);
-    if (dd["computation_cycles"])
-      d.computation_cycles =
-          get_num<std::int64_t>(c, dd["computation_cycles"], "ddrc.computation_cycles", 0, std::int64_t{1} << 40);
-    if (dd["distribution_cycles"])
-      d.distribution_cycles =
-          get_num<std::int64_t>(c, dd["distribution_cycles"], "ddrc.distribution_cycles", 0, std::int64_t{1} << 40);
-  }
-  if (const YAML::Node dq = root["dqr"]) {
-    auto& d = cfg.dqr;
-    if (dq["enabled"]) d.enabled = get_bool(c, dq["enabled"], "dqr.enabled");
-    if (dq["initial"]) d.initial = get_str(c, dq["initial"], "dqr.initial");
-    if (dq["variant"]) d.variant = get_str(c, dq["variant"], "dqr.variant");
-    if (dq["replay_tables"]) d.replay_tables = get_str(c, dq["replay_tables"], "dqr.replay_tables");
-    constexpr std::int64_t kMax = std::int64_t{1} << 40;
-    if (dq["notification_cycles"])
-      d.notification_cycles = get_num<std::int64_t>(c, dq["notification_cycles"], "dqr.notification_cycles", 0, kMax);
-    if (dq["computation_cycles"])
-      d.computation_cycles = get_num<std::int64_t>(c, dq["computation_cycles"], "dqr.computation_cycles", 0, kMax);
-    if (dq["distribution_cycles"])
-      d.distribution_cycles = get_num<std::int64_t>(c, dq["distribution_cycles"], "dqr.distribution_cycles", 0, kMax);
-    if (dq["block_cycles"]) d.block_cycles = get_num<std::int64_t>(c, dq["block_cycles"], "dqr.block_cycles", 1, kMax);
-    if (dq["distribution"]) {
-      d.distribution = get_str(c, dq["distribution"], "dqr.distribution");
-      if (d.distribution != "atomic" && d.distribution != "sequential" && d.distribution != "static")
-        throw ConfigError(fmt::format("{} = '{}' is not one of atomic, sequential, static", c.key("dqr.distribution"),
-                                      d.distribution));
-    }
-    if (dq["order"]) {
-      d.order = get_str(c, dq["order"], "dqr.order");
-      if (d.order != "downstream-first" && d.order != "random")
-        throw ConfigError(fmt::format("{} = '{}' is not one of downstream-first, random", c.key("dqr.order"), d.order));
-    }
-  }
+  parse_mechanism_sections(c, root, mechanisms, cfg);
 
   if (!injection_set) cfg.router.injection = default_injection_policy(cfg.routing);
 

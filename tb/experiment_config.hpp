@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "hw/network_context.hpp"
+#include "tb/mechanism_section.hpp"
 
 namespace ftsim::tb {
 
@@ -125,6 +127,10 @@ struct ExperimentConfig {
   DlrSpec dlr;
   DdrcSpec ddrc;
   DqrSpec dqr;
+  /// Every mechanism section present in the document, its keys validated
+  /// against the registry's specs (tb/mechanism_registry.hpp), by section
+  /// name ("immunet", "dqr", a user mechanism's section).
+  std::map<std::string, MechanismSection> mechanism_sections;
   YAML::Node source;  ///< the document after --set overrides, for the record
 };
 

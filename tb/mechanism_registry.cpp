@@ -25,12 +25,29 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         "Update Module and Safe/Adaptive/SS tables";
     m.section = "immunet";
     m.keys = {
-        {"handle_cycles", "1..1000000", "cycles a node takes to handle and retransmit an emergency"},
-        {"ack_window", "3..1000000", "cycles after propagation in which special ACKs count"},
-        {"control_packet_cycles", "1..100000000", "one table-update control packet over one hop at zero load"},
-        {"control_packet_flits", "0..64", "flits of a control packet on a link (0: no link bandwidth)"},
-        {"max_moves", "0..255", "safe -> adaptive moves allowed per packet (livelock bound)"},
-        {"boot_safe_network", "dimension-rings | tree-ring", "safe network at boot (tree-ring: diagnostic)"},
+        MechanismKey::integer("handle_cycles", 1, 1000000, "cycles a node takes to handle and retransmit an emergency"),
+        MechanismKey::integer("ack_window", 3, 1000000, "cycles after propagation in which special ACKs count"),
+        MechanismKey::integer("control_packet_cycles", 1, 100000000,
+                              "one table-update control packet over one hop at zero load"),
+        MechanismKey::integer("control_packet_flits", 0, 64,
+                              "flits of a control packet on a link (0: no link bandwidth)"),
+        MechanismKey::integer("max_moves", 0, 255, "safe -> adaptive moves allowed per packet (livelock bound)"),
+        MechanismKey::choice("boot_safe_network", {"dimension-rings", "tree-ring"},
+                             "safe network at boot (tree-ring: diagnostic)"),
+    };
+    m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
+      auto& im = cfg.immunet;
+      if (auto v = s.text("boot_safe_network")) im.boot_safe_network = *v;
+      if (auto v = s.integer("handle_cycles")) im.handle_cycles = static_cast<int>(*v);
+      if (auto v = s.integer("ack_window")) im.ack_window = static_cast<int>(*v);
+      if (auto v = s.integer("control_packet_cycles")) im.control_packet_cycles = static_cast<int>(*v);
+      if (auto v = s.integer("control_packet_flits")) im.control_packet_flits = static_cast<int>(*v);
+      if (auto v = s.integer("max_moves")) im.max_moves = static_cast<int>(*v);
+      if (im.control_packet_flits >= im.control_packet_cycles)
+        s.fail("control_packet_cycles",
+               fmt::format("= {} must exceed immunet.control_packet_flits = {} (a hop sends its flits within its "
+                           "zero-load time)",
+                           im.control_packet_cycles, im.control_packet_flits));
     };
     m.active = [](const ExperimentConfig& c) { return c.routing == "immunet"; };
     out.push_back(std::move(m));
@@ -42,7 +59,11 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         "routing: ddlr, adlr, ddlr-1fault, *-switch; dynamic local rerouting in fat trees; the adaptive variants "
         "keep a U-turn re-route vector in every switch";
     m.section = "dlr";
-    m.keys = {{"reroute_timeout", "1..2^40", "ADLR: cycles without a U-turn before the re-route vector clears"}};
+    m.keys = {MechanismKey::integer("reroute_timeout", 1, std::int64_t{1} << 40,
+                                    "ADLR: cycles without a U-turn before the re-route vector clears")};
+    m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
+      if (auto v = s.integer("reroute_timeout")) cfg.dlr.reroute_timeout = *v;
+    };
     m.active = [](const ExperimentConfig& c) {
       return c.routing == "ddlr" || c.routing == "adlr" || c.routing == "ddlr-1fault" || c.routing == "ddlr-switch" ||
              c.routing == "adlr-switch";
@@ -56,10 +77,18 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         "ddrc.enabled: subnet manager recomputes up*/down* tables on the TLM management plane (with updown-det; "
         "hybrid with ddlr/adlr)";
     m.section = "ddrc";
-    m.keys = {{"enabled", "true | false", "run the DDRC subnet manager"},
-              {"notification_cycles", "0..2^40", "detecting switch -> subnet manager"},
-              {"computation_cycles", "0..2^40", "table computation in the manager"},
-              {"distribution_cycles", "0..2^40", "until every switch holds the new tables"}};
+    constexpr std::int64_t kMax = std::int64_t{1} << 40;
+    m.keys = {MechanismKey::boolean("enabled", "run the DDRC subnet manager"),
+              MechanismKey::integer("notification_cycles", 0, kMax, "detecting switch -> subnet manager"),
+              MechanismKey::integer("computation_cycles", 0, kMax, "table computation in the manager"),
+              MechanismKey::integer("distribution_cycles", 0, kMax, "until every switch holds the new tables")};
+    m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
+      auto& d = cfg.ddrc;
+      if (auto v = s.boolean("enabled")) d.enabled = *v;
+      if (auto v = s.integer("notification_cycles")) d.notification_cycles = *v;
+      if (auto v = s.integer("computation_cycles")) d.computation_cycles = *v;
+      if (auto v = s.integer("distribution_cycles")) d.distribution_cycles = *v;
+    };
     m.active = [](const ExperimentConfig& c) { return c.ddrc.enabled; };
     out.push_back(std::move(m));
   }
@@ -68,16 +97,31 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
     m.name = "dqr";
     m.description = "dqr.enabled (routing lft): subnet manager reconfigures the tables with DQR after each fault";
     m.section = "dqr";
-    m.keys = {{"enabled", "true | false", "run the DQR subnet manager"},
+    constexpr std::int64_t kMax = std::int64_t{1} << 40;
+    m.keys = {MechanismKey::boolean("enabled", "run the DQR subnet manager"),
               {"initial", "dor | updn | import:DIR", "initial tables"},
               {"variant", "a DQR variant (ftsim analyze dqr --help)", "the DQR variant the subnet manager runs"},
               {"replay_tables", "DIR (opensm-lfts.dump)", "replay another SM's tables instead of running DQR"},
-              {"notification_cycles", "0..2^40", "detecting switch -> subnet manager"},
-              {"computation_cycles", "0..2^40", "table computation in the manager"},
-              {"distribution", "atomic | sequential | static", "how the new entries reach the switches"},
-              {"distribution_cycles", "0..2^40", "atomic: computation end -> the write"},
-              {"block_cycles", "1..2^40", "sequential: cycles per 64-entry block"},
-              {"order", "downstream-first | random", "sequential: order of the switches"}};
+              MechanismKey::integer("notification_cycles", 0, kMax, "detecting switch -> subnet manager"),
+              MechanismKey::integer("computation_cycles", 0, kMax, "table computation in the manager"),
+              MechanismKey::choice("distribution", {"atomic", "sequential", "static"},
+                                   "how the new entries reach the switches"),
+              MechanismKey::integer("distribution_cycles", 0, kMax, "atomic: computation end -> the write"),
+              MechanismKey::integer("block_cycles", 1, kMax, "sequential: cycles per 64-entry block"),
+              MechanismKey::choice("order", {"downstream-first", "random"}, "sequential: order of the switches")};
+    m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
+      auto& d = cfg.dqr;
+      if (auto v = s.boolean("enabled")) d.enabled = *v;
+      if (auto v = s.text("initial")) d.initial = *v;
+      if (auto v = s.text("variant")) d.variant = *v;
+      if (auto v = s.text("replay_tables")) d.replay_tables = *v;
+      if (auto v = s.integer("notification_cycles")) d.notification_cycles = *v;
+      if (auto v = s.integer("computation_cycles")) d.computation_cycles = *v;
+      if (auto v = s.integer("distribution_cycles")) d.distribution_cycles = *v;
+      if (auto v = s.integer("block_cycles")) d.block_cycles = *v;
+      if (auto v = s.text("distribution")) d.distribution = *v;
+      if (auto v = s.text("order")) d.order = *v;
+    };
     m.active = [](const ExperimentConfig& c) { return c.dqr.enabled; };
     out.push_back(std::move(m));
   }
@@ -157,6 +201,88 @@ std::vector<MechanismPlugin> active_mechanisms(const ExperimentConfig& cfg) {
     if (on) out.push_back(std::move(m));
   }
   return out;
+}
+
+}  // namespace ftsim::tb
+
+namespace ftsim::tb {
+
+namespace {
+std::string bound_text(std::int64_t v) {
+  for (int k = 20; k < 63; ++k)
+    if (v == (std::int64_t{1} << k)) return fmt::format("2^{}", k);
+  return std::to_string(v);
+}
+}  // namespace
+
+MechanismKey MechanismKey::integer(std::string name, std::int64_t lo, std::int64_t hi, std::string meaning) {
+  MechanismKey k{std::move(name), fmt::format("{}..{}", bound_text(lo), bound_text(hi)), std::move(meaning)};
+  k.type = KeyType::kInteger;
+  k.lo = lo;
+  k.hi = hi;
+  return k;
+}
+
+MechanismKey MechanismKey::boolean(std::string name, std::string meaning) {
+  MechanismKey k{std::move(name), "true | false", std::move(meaning)};
+  k.type = KeyType::kBool;
+  return k;
+}
+
+MechanismKey MechanismKey::choice(std::string name, std::vector<std::string> choices, std::string meaning) {
+  MechanismKey k{std::move(name), fmt::format("{}", fmt::join(choices, " | ")), std::move(meaning)};
+  k.type = KeyType::kChoice;
+  k.choices = std::move(choices);
+  return k;
+}
+
+const MechanismSection::Value* MechanismSection::find(const std::string& key, bool (*accepts)(KeyType),
+                                                      const char* what) const {
+  const auto it = m_values.find(key);
+  if (it == m_values.end()) return nullptr;
+  if (!accepts(it->second.type))
+    throw ConfigError(fmt::format("mechanism section '{}': key '{}' is not declared as {}", m_section, key, what));
+  return &it->second;
+}
+
+std::optional<std::int64_t> MechanismSection::integer(const std::string& key) const {
+  const Value* v = find(
+      key, [](KeyType t) { return t == KeyType::kInteger; }, "an integer");
+  return v != nullptr ? std::optional<std::int64_t>(v->integer) : std::nullopt;
+}
+
+std::optional<bool> MechanismSection::boolean(const std::string& key) const {
+  const Value* v = find(
+      key, [](KeyType t) { return t == KeyType::kBool; }, "a boolean");
+  return v != nullptr ? std::optional<bool>(v->boolean) : std::nullopt;
+}
+
+std::optional<std::string> MechanismSection::text(const std::string& key) const {
+  const Value* v = find(
+      key, [](KeyType t) { return t == KeyType::kText || t == KeyType::kChoice; }, "text");
+  return v != nullptr ? std::optional<std::string>(v->text) : std::nullopt;
+}
+
+void MechanismSection::fail(const std::string& key, const std::string& message) const {
+  throw ConfigError(fmt::format("{}: key '{}.{}' {}", m_origin, m_section, key, message));
+}
+
+void MechanismSection::put_integer(const std::string& key, std::int64_t v) {
+  Value& x = m_values[key];
+  x.type = KeyType::kInteger;
+  x.integer = v;
+}
+
+void MechanismSection::put_boolean(const std::string& key, bool v) {
+  Value& x = m_values[key];
+  x.type = KeyType::kBool;
+  x.boolean = v;
+}
+
+void MechanismSection::put_text(const std::string& key, std::string v) {
+  Value& x = m_values[key];
+  x.type = KeyType::kText;
+  x.text = std::move(v);
 }
 
 }  // namespace ftsim::tb

@@ -17,18 +17,12 @@
 #include "hw/mechanism_fwd.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/topology.hpp"
+#include "tb/mechanism_section.hpp"
 
 namespace ftsim::tb {
 
 struct ExperimentConfig;
 class Network;
-
-/// One key of a mechanism's YAML section.
-struct MechanismKey {
-  std::string name;     ///< inside the section: "handle_cycles"
-  std::string allowed;  ///< the range or the choices: "1..1000000", "true | false"
-  std::string meaning;  ///< one line, with units
-};
 
 /// A fault-tolerance mechanism as the testbench sees it.
 struct MechanismPlugin {
@@ -37,7 +31,17 @@ struct MechanismPlugin {
   /// Its top-level YAML section ("" = none); unique among mechanisms and
   /// not one of the model's own sections (topology, router, traffic, ...).
   std::string section;
+  /// Its keys. The parser refuses any other key in the section and checks
+  /// each typed key's value (MechanismKey::integer/boolean/choice) before
+  /// `parse` sees it; the error names the key and the allowed range.
   std::vector<MechanismKey> keys;
+  /// Reads the validated section into the configuration (built-in
+  /// mechanisms fill their typed specs, cfg.immunet etc.); called only when
+  /// the section is present. Throws ftsim::ConfigError for cross-key rules
+  /// (section.fail(key, message)). Every section present is also kept in
+  /// cfg.mechanism_sections[section], where a user mechanism's elaborate hook
+  /// reads it.
+  std::function<void(const MechanismSection& section, ExperimentConfig& cfg)> parse;
   /// Is the mechanism part of this experiment? Empty: whenever its section
   /// is present.
   std::function<bool(const ExperimentConfig&)> active;
@@ -51,8 +55,8 @@ struct MechanismPlugin {
       router_hardware;
   /// Network-wide parts, called at the end of the Network's constructor (so
   /// modules created here are children of the network). The section is
-  /// cfg.source[section] (a YAML::Node); the plug-in parses it itself and
-  /// throws ftsim::ConfigError naming the key and the allowed range.
+  /// validated in cfg.mechanism_sections (typed keys) and raw in
+  /// cfg.source[section] (a YAML::Node).
   /// Built-in mechanisms elaborate inside the Network (docs/architecture.md).
   std::function<void(Network& net, const ExperimentConfig& cfg)> elaborate;
   /// Figures for stats.json: "mechanisms": {name: report(net)}.

@@ -85,6 +85,53 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("router: {injection: greedy}").find("transit_priority"), std::string::npos);
 }
 
+TEST(Config, MechanismSectionsAreCheckedAgainstTheRegistrySpecs) {
+  auto msg = [](const std::string& y) {
+    try {
+      tb::parse_experiment(y, {}, "exp");
+    } catch (const ftsim::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Integer keys: the range from the spec, 2^40 written as a power.
+  EXPECT_EQ(msg("immunet: {handle_cycles: 0}"),
+            "exp: key 'immunet.handle_cycles' = 0 out of range: allowed 1..1000000");
+  EXPECT_EQ(msg("ddrc: {computation_cycles: -1}"),
+            "exp: key 'ddrc.computation_cycles' = -1 out of range: allowed 0..2^40");
+  EXPECT_EQ(msg("dlr: {reroute_timeout: 1099511627777}"),
+            "exp: key 'dlr.reroute_timeout' = 1099511627777 out of range: allowed 1..2^40");
+  EXPECT_EQ(msg("dlr: {reroute_timeout: 1099511627776}"), "no error");  // 2^40 itself
+  // Choices name every value and suggest the closest.
+  EXPECT_EQ(msg("dqr: {distribution: atomc}"),
+            "exp: key 'dqr.distribution' = 'atomc': allowed atomic, sequential, static; did you mean 'atomic'?");
+  EXPECT_EQ(msg("immunet: {boot_safe_network: rings}")
+                .rfind("exp: key 'immunet.boot_safe_network' = 'rings': allowed dimension-rings, tree-ring", 0),
+            0U);
+  EXPECT_EQ(msg("dqr: {enabled: maybe}"), "exp: key 'dqr.enabled' = 'maybe' is not a boolean (true/false)");
+  // The mechanism's own cross-key rule.
+  EXPECT_NE(msg("immunet: {control_packet_flits: 8, control_packet_cycles: 8}")
+                .find("key 'immunet.control_packet_cycles' = 8 must exceed immunet.control_packet_flits = 8"),
+            std::string::npos);
+  // Valid values reach the typed specs and the validated section.
+  const auto cfg = tb::parse_experiment(
+      "immunet: {max_moves: 7, boot_safe_network: tree-ring}\nddrc: {enabled: true, notification_cycles: 12}\n"
+      "dqr: {order: random, block_cycles: 5}\n",
+      {});
+  EXPECT_EQ(cfg.immunet.max_moves, 7);
+  EXPECT_EQ(cfg.immunet.boot_safe_network, "tree-ring");
+  EXPECT_TRUE(cfg.ddrc.enabled);
+  EXPECT_EQ(cfg.ddrc.notification_cycles, 12);
+  EXPECT_EQ(cfg.dqr.order, "random");
+  EXPECT_EQ(cfg.dqr.block_cycles, 5);
+  ASSERT_EQ(cfg.mechanism_sections.count("ddrc"), 1U);
+  EXPECT_EQ(cfg.mechanism_sections.at("ddrc").integer("notification_cycles"), std::optional<std::int64_t>(12));
+  EXPECT_FALSE(cfg.mechanism_sections.at("ddrc").integer("computation_cycles").has_value());
+  EXPECT_EQ(cfg.mechanism_sections.count("dlr"), 0U);
+  // Reading a key as another type than its spec's is the mechanism's bug.
+  EXPECT_THROW((void)cfg.mechanism_sections.at("ddrc").text("notification_cycles"), ftsim::ConfigError);
+}
+
 TEST(Config, InjectionPolicyDefaultsPerRelationAndRoundTrips) {
   EXPECT_EQ(tb::parse_experiment("routing: dor\n", {}).router.injection, hw::InjectionPolicy::kFair);
   EXPECT_EQ(tb::parse_experiment("routing: immunet\n", {}).router.injection, tb::default_injection_policy("immunet"));

@@ -158,14 +158,13 @@ TEST(Plugins, UserMechanismHasItsSectionHardwareAndStats) {
   m.name = "route-counter";
   m.description = "counts route computations per router";
   m.section = "route_counter";
-  m.keys = {{"scale", "1..100", "multiplies the counts"}};
+  m.keys = {tb::MechanismKey::integer("scale", 1, 100, "multiplies the counts")};
   m.router_hardware = [](const tb::ExperimentConfig&, const routing::Topology&, const routing::RoutingRelation&) {
     return hw::RouterMechanismFactory(
         [](hw::Router&) -> std::unique_ptr<hw::RouterMechanism> { return std::make_unique<RouteCounter>("counter"); });
   };
   m.elaborate = [](tb::Network&, const tb::ExperimentConfig& cfg) {
-    scale = cfg.source["route_counter"]["scale"].as<int>();
-    if (scale < 1 || scale > 100) throw ftsim::ConfigError("route_counter.scale: allowed 1..100");
+    scale = static_cast<int>(cfg.mechanism_sections.at("route_counter").integer("scale").value_or(1));
   };
   m.report = [](const tb::Network& net) {
     nlohmann::json per = nlohmann::json::object();
@@ -190,8 +189,12 @@ traffic: {pattern: corner-to-corner, load: 0.2, packet_flits: 4}
 sim: {warmup_cycles: 0, measure_cycles: 2000, seed: 3}
 route_counter: {scale: 1}
 )";
-  // The registry validates the section's keys.
+  // The registry validates the section's keys and their typed values.
   EXPECT_NE(error_of([&] { tb::parse_experiment(yaml, {"route_counter.scael=2"}); }).find("allowed here: scale"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              tb::parse_experiment(yaml, {"route_counter.scale=101"});
+            }).find("key 'route_counter.scale' = 101 out of range: allowed 1..100"),
             std::string::npos);
   const auto cfg = tb::parse_experiment(yaml, {});
   tb::RunOptions o;
