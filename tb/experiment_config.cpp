@@ -224,6 +224,176 @@ void parse_mechanism_sections(const Ctx& c, const YAML::Node& root, const std::v
   }
 }
 
+/// The router section: organisation, allocators, latencies (hw::RouterParams).
+/// Returns whether router.injection was given.
+bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
+  bool injection_set = false;
+  check_map(c, r, "router",
+            {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
+             "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations", "selection"});
+  auto& p = cfg.router;
+  if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
+  if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
+  if (r["flow_control"]) {
+    const std::string fc = get_str(c, r["flow_control"], "router.flow_control");
+    if (fc == "wormhole")
+      p.vct = false;
+    else if (fc == "vct")
+      p.vct = true;
+    else
+      throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
+  }
+  if (r["injection"]) {
+    const std::string inj = get_str(c, r["injection"], "router.injection");
+    if (!parse_injection_policy(inj, &p.injection))
+      throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
+    injection_set = true;
+  }
+  // One named choice: the value must be one of `names` (in order of `values`).
+  auto choice = [&](const char* key, std::initializer_list<const char*> names, auto* dst, auto... values) {
+    if (!r[key]) return;
+    const std::string full = std::string("router.") + key;
+    const std::string v = get_str(c, r[key], full);
+    std::size_t i = 0;
+    std::string allowed;
+    bool found = false;
+    using T = std::remove_pointer_t<decltype(dst)>;
+    const T vals[] = {values...};
+    for (const char* n : names) {
+      allowed += (allowed.empty() ? "" : ", ") + std::string(n);
+      if (!found && v == n) {
+        *dst = vals[i];
+        found = true;
+      }
+      ++i;
+    }
+    if (!found) throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key(full), v, allowed));
+  };
+  choice("queues", {"input", "voq"}, &p.queues, hw::QueueOrganisation::kInput, hw::QueueOrganisation::kVoq);
+  choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed, hw::CrossbarKind::kPerVc);
+  choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
+  bool vc_allocator = true;  // one kind today; the key names it in stats.json
+  choice("vc_allocator", {"separable_input_first"}, &vc_allocator, true);
+  choice("switch_allocator", {"separable_input_first", "islip"}, &p.switch_allocator,
+         hw::SwitchAllocatorKind::kSeparableInputFirst, hw::SwitchAllocatorKind::kIslip);
+  choice("selection", {"max_credits", "max_credits_rr", "round_robin"}, &p.selection, hw::SelectionKind::kMaxCredits,
+         hw::SelectionKind::kMaxCreditsRoundRobin, hw::SelectionKind::kRoundRobin);
+  if (r["islip_iterations"])
+    p.islip_iterations = get_num<int>(c, r["islip_iterations"], "router.islip_iterations", 1, 8);
+  if (r["injection_ports"]) p.injection_ports = get_num<int>(c, r["injection_ports"], "router.injection_ports", 1, 16);
+  if (r["ejection_ports"]) p.ejection_ports = get_num<int>(c, r["ejection_ports"], "router.ejection_ports", 1, 16);
+  if (const YAML::Node l = r["latency"]) {
+    check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
+    const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc}, {"va", &p.lat_va},     {"sa", &p.lat_sa},
+                                                   {"st", &p.lat_st}, {"link", &p.lat_link}, {"credit", &p.lat_credit}};
+    for (const auto& [k, dst] : fields)
+      if (l[k]) *dst = get_num<int>(c, l[k], std::string("router.latency.") + k, 1, 1000);
+  }
+  return injection_set;
+}
+
+/// The traffic section (TrafficSpec).
+void parse_traffic(const Ctx& c, const YAML::Node& t, ExperimentConfig& cfg) {
+  check_map(c, t, "traffic",
+            {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
+             "hotspot_fraction", "flit_bytes"});
+  auto& s = cfg.traffic;
+  if (t["pattern"]) {
+    s.pattern = get_str(c, t["pattern"], "traffic.pattern");
+    bool ok = false;
+    std::string list;
+    for (const auto& [n, d] : traffic_pattern_names()) {
+      ok |= n == s.pattern;
+      list += (list.empty() ? "" : ", ") + n;
+    }
+    if (!ok)
+      throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
+  }
+  if (t["load"]) {
+    s.load = get_num<double>(c, t["load"], "traffic.load", std::numeric_limits<double>::min(), 1.0,
+                             "(0, 1] flits/node/cycle");
+  }
+  if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
+  if (t["packet_flits_long"])
+    s.packet_flits_long = get_num<int>(c, t["packet_flits_long"], "traffic.packet_flits_long", 0, 4096,
+                                       "0 (one length) or 1..4096 flits (bimodal)");
+  if (t["long_fraction"]) s.long_fraction = get_num<double>(c, t["long_fraction"], "traffic.long_fraction", 0.0, 1.0);
+  if (t["hotspot_fraction"])
+    s.hotspot_fraction = get_num<double>(c, t["hotspot_fraction"], "traffic.hotspot_fraction", 0.0, 1.0);
+  if (t["flit_bytes"]) s.flit_bytes = get_num<int>(c, t["flit_bytes"], "traffic.flit_bytes", 1, 1 << 16);
+  if (const YAML::Node h = t["hotspot_nodes"]) {
+    if (!h.IsSequence() || h.size() == 0)
+      throw ConfigError(fmt::format("{} must be a non-empty list of node ids", c.key("traffic.hotspot_nodes")));
+    s.hotspot_nodes.clear();
+    for (std::size_t i = 0; i < h.size(); ++i)
+      s.hotspot_nodes.push_back(get_num<int>(c, h[i], fmt::format("traffic.hotspot_nodes[{}]", i), 0, 1 << 22));
+  }
+}
+
+/// The sim section (SimSpec).
+void parse_sim(const Ctx& c, const YAML::Node& s, ExperimentConfig& cfg) {
+  check_map(c, s, "sim",
+            {"warmup_cycles", "measure_cycles", "max_drain_cycles", "seed", "window_cycles", "watchdog_cycles",
+             "deadlock_is_outcome", "period_ns", "check_deadlock_freedom"});
+  auto& m = cfg.sim;
+  constexpr std::int64_t kMax = std::int64_t{1} << 40;
+  if (s["warmup_cycles"]) m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
+  if (s["measure_cycles"])
+    m.measure_cycles = get_num<std::int64_t>(c, s["measure_cycles"], "sim.measure_cycles", 1, kMax);
+  if (s["max_drain_cycles"])
+    m.max_drain_cycles = get_num<std::int64_t>(c, s["max_drain_cycles"], "sim.max_drain_cycles", 0, kMax);
+  if (s["seed"]) m.seed = get_num<std::uint64_t>(c, s["seed"], "sim.seed", 0, ~std::uint64_t{0});
+  if (s["window_cycles"]) m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
+  if (s["watchdog_cycles"])
+    m.watchdog_cycles = get_num<std::int64_t>(c, s["watchdog_cycles"], "sim.watchdog_cycles", 10, kMax);
+  if (s["check_deadlock_freedom"])
+    m.check_deadlock_freedom = get_bool(c, s["check_deadlock_freedom"], "sim.check_deadlock_freedom");
+  if (s["deadlock_is_outcome"])
+    m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
+  if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
+}
+
+/// The faults section: a list of faults, or a mapping with the schedule,
+/// random faults and the fault model (FaultsSpec).
+void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
+  YAML::Node schedule;
+  if (f.IsSequence()) {
+    schedule = f;
+  } else if (f.IsMap()) {
+    check_map(c, f, "faults",
+              {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
+    if (f["model"]) {
+      cfg.faults.model = get_str(c, f["model"], "faults.model");
+      bool known = false;
+      std::string list;
+      for (const auto& [n, d] : fault_model_names()) {
+        known |= n == cfg.faults.model;
+        list += (list.empty() ? "" : ", ") + n;
+      }
+      if (!known)
+        throw ConfigError(
+            fmt::format("{} = '{}' is unknown; allowed: {}", c.key("faults.model"), cfg.faults.model, list));
+    }
+    if (f["bgl_plane_nodes"])
+      cfg.faults.bgl_plane_nodes = get_num<int>(c, f["bgl_plane_nodes"], "faults.bgl_plane_nodes", 1, 1 << 20);
+    if (f["schedule"]) schedule = f["schedule"];
+    auto& fs = cfg.faults;
+    if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
+    if (f["random_seed"])
+      fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
+    if (f["random_at"])
+      fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
+    if (f["detection_delay"])
+      fs.detection_delay = get_num<std::int64_t>(c, f["detection_delay"], "faults.detection_delay", 0, 1 << 30);
+  } else if (!f.IsNull()) {
+    throw ConfigError(fmt::format("{} must be a list of faults or a mapping", c.key("faults")));
+  }
+  if (schedule && !schedule.IsNull()) {
+    if (!schedule.IsSequence()) throw ConfigError(fmt::format("{} must be a list", c.key("faults.schedule")));
+    for (std::size_t i = 0; i < schedule.size(); ++i) cfg.faults.schedule.push_back(parse_fault(c, schedule[i], i));
+  }
+}
+
 ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   ExperimentConfig cfg;
   cfg.source = root;
@@ -237,178 +407,12 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   check_map(c, root, "", top);
   if (root["topology"]) cfg.topology = get_str(c, root["topology"], "topology");
   if (root["routing"]) cfg.routing = get_str(c, root["routing"], "routing");
+
   bool injection_set = false;
-
-  if (const YAML::Node r = root["router"]) {
-    check_map(
-        c, r, "router",
-        {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
-         "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations", "selection"});
-    auto& p = cfg.router;
-    if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
-    if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
-    if (r["flow_control"]) {
-      const std::string fc = get_str(c, r["flow_control"], "router.flow_control");
-      if (fc == "wormhole")
-        p.vct = false;
-      else if (fc == "vct")
-        p.vct = true;
-      else
-        throw ConfigError(fmt::format("{} = '{}': allowed wormhole, vct", c.key("router.flow_control"), fc));
-    }
-    if (r["injection"]) {
-      const std::string inj = get_str(c, r["injection"], "router.injection");
-      if (!parse_injection_policy(inj, &p.injection))
-        throw ConfigError(
-            fmt::format("{} = '{}': allowed {}", c.key("router.injection"), inj, injection_policy_names()));
-      injection_set = true;
-    }
-    // One named choice: the value must be one of `names` (in order of `values`).
-    auto choice = [&](const char* key, std::initializer_list<const char*> names, auto* dst, auto... values) {
-      if (!r[key]) return;
-      const std::string full = std::string("router.") + key;
-      const std::string v = get_str(c, r[key], full);
-      std::size_t i = 0;
-      std::string allowed;
-      bool found = false;
-      using T = std::remove_pointer_t<decltype(dst)>;
-      const T vals[] = {values...};
-      for (const char* n : names) {
-        allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-        if (!found && v == n) {
-          *dst = vals[i];
-          found = true;
-        }
-        ++i;
-      }
-      if (!found) throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key(full), v, allowed));
-    };
-    choice("queues", {"input", "voq"}, &p.queues, hw::QueueOrganisation::kInput, hw::QueueOrganisation::kVoq);
-    choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed,
-           hw::CrossbarKind::kPerVc);
-    choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
-    bool vc_allocator = true;  // one kind today; the key names it in stats.json
-    choice("vc_allocator", {"separable_input_first"}, &vc_allocator, true);
-    choice("switch_allocator", {"separable_input_first", "islip"}, &p.switch_allocator,
-           hw::SwitchAllocatorKind::kSeparableInputFirst, hw::SwitchAllocatorKind::kIslip);
-    choice("selection", {"max_credits", "max_credits_rr", "round_robin"}, &p.selection, hw::SelectionKind::kMaxCredits,
-           hw::SelectionKind::kMaxCreditsRoundRobin, hw::SelectionKind::kRoundRobin);
-    if (r["islip_iterations"])
-      p.islip_iterations = get_num<int>(c, r["islip_iterations"], "router.islip_iterations", 1, 8);
-    if (r["injection_ports"])
-      p.injection_ports = get_num<int>(c, r["injection_ports"], "router.injection_ports", 1, 16);
-    if (r["ejection_ports"]) p.ejection_ports = get_num<int>(c, r["ejection_ports"], "router.ejection_ports", 1, 16);
-    if (const YAML::Node l = r["latency"]) {
-      check_map(c, l, "router.latency", {"rc", "va", "sa", "st", "link", "credit"});
-      const std::pair<const char*, int*> fields[] = {{"rc", &p.lat_rc},     {"va", &p.lat_va},
-                                                     {"sa", &p.lat_sa},     {"st", &p.lat_st},
-                                                     {"link", &p.lat_link}, {"credit", &p.lat_credit}};
-      for (const auto& [k, dst] : fields)
-        if (l[k]) *dst = get_num<int>(c, l[k], std::string("router.latency.") + k, 1, 1000);
-    }
-  }
-
-  if (const YAML::Node t = root["traffic"]) {
-    check_map(c, t, "traffic",
-              {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
-               "hotspot_fraction", "flit_bytes"});
-    auto& s = cfg.traffic;
-    if (t["pattern"]) {
-      s.pattern = get_str(c, t["pattern"], "traffic.pattern");
-      bool ok = false;
-      std::string list;
-      for (const auto& [n, d] : traffic_pattern_names()) {
-        ok |= n == s.pattern;
-        list += (list.empty() ? "" : ", ") + n;
-      }
-      if (!ok)
-        throw ConfigError(fmt::format("{} = '{}' is unknown; allowed: {}", c.key("traffic.pattern"), s.pattern, list));
-    }
-    if (t["load"]) {
-      s.load = get_num<double>(c, t["load"], "traffic.load", std::numeric_limits<double>::min(), 1.0,
-                               "(0, 1] flits/node/cycle");
-    }
-    if (t["packet_flits"]) s.packet_flits = get_num<int>(c, t["packet_flits"], "traffic.packet_flits", 1, 4096);
-    if (t["packet_flits_long"])
-      s.packet_flits_long = get_num<int>(c, t["packet_flits_long"], "traffic.packet_flits_long", 0, 4096,
-                                         "0 (one length) or 1..4096 flits (bimodal)");
-    if (t["long_fraction"]) s.long_fraction = get_num<double>(c, t["long_fraction"], "traffic.long_fraction", 0.0, 1.0);
-    if (t["hotspot_fraction"])
-      s.hotspot_fraction = get_num<double>(c, t["hotspot_fraction"], "traffic.hotspot_fraction", 0.0, 1.0);
-    if (t["flit_bytes"]) s.flit_bytes = get_num<int>(c, t["flit_bytes"], "traffic.flit_bytes", 1, 1 << 16);
-    if (const YAML::Node h = t["hotspot_nodes"]) {
-      if (!h.IsSequence() || h.size() == 0)
-        throw ConfigError(fmt::format("{} must be a non-empty list of node ids", c.key("traffic.hotspot_nodes")));
-      s.hotspot_nodes.clear();
-      for (std::size_t i = 0; i < h.size(); ++i)
-        s.hotspot_nodes.push_back(get_num<int>(c, h[i], fmt::format("traffic.hotspot_nodes[{}]", i), 0, 1 << 22));
-    }
-  }
-
-  if (const YAML::Node s = root["sim"]) {
-    check_map(c, s, "sim",
-              {"warmup_cycles", "measure_cycles", "max_drain_cycles", "seed", "window_cycles", "watchdog_cycles",
-               "deadlock_is_outcome", "period_ns", "check_deadlock_freedom"});
-    auto& m = cfg.sim;
-    constexpr std::int64_t kMax = std::int64_t{1} << 40;
-    if (s["warmup_cycles"])
-      m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
-    if (s["measure_cycles"])
-      m.measure_cycles = get_num<std::int64_t>(c, s["measure_cycles"], "sim.measure_cycles", 1, kMax);
-    if (s["max_drain_cycles"])
-      m.max_drain_cycles = get_num<std::int64_t>(c, s["max_drain_cycles"], "sim.max_drain_cycles", 0, kMax);
-    if (s["seed"]) m.seed = get_num<std::uint64_t>(c, s["seed"], "sim.seed", 0, ~std::uint64_t{0});
-    if (s["window_cycles"])
-      m.window_cycles = get_num<std::int64_t>(c, s["window_cycles"], "sim.window_cycles", 1, kMax);
-    if (s["watchdog_cycles"])
-      m.watchdog_cycles = get_num<std::int64_t>(c, s["watchdog_cycles"], "sim.watchdog_cycles", 10, kMax);
-    if (s["check_deadlock_freedom"])
-      m.check_deadlock_freedom = get_bool(c, s["check_deadlock_freedom"], "sim.check_deadlock_freedom");
-    if (s["deadlock_is_outcome"])
-      m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
-    if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
-  }
-
-  if (const YAML::Node f = root["faults"]) {
-    YAML::Node schedule;
-    if (f.IsSequence()) {
-      schedule = f;
-    } else if (f.IsMap()) {
-      check_map(
-          c, f, "faults",
-          {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
-      if (f["model"]) {
-        cfg.faults.model = get_str(c, f["model"], "faults.model");
-        bool known = false;
-        std::string list;
-        for (const auto& [n, d] : fault_model_names()) {
-          known |= n == cfg.faults.model;
-          list += (list.empty() ? "" : ", ") + n;
-        }
-        if (!known)
-          throw ConfigError(
-              fmt::format("{} = '{}' is unknown; allowed: {}", c.key("faults.model"), cfg.faults.model, list));
-      }
-      if (f["bgl_plane_nodes"])
-        cfg.faults.bgl_plane_nodes = get_num<int>(c, f["bgl_plane_nodes"], "faults.bgl_plane_nodes", 1, 1 << 20);
-      if (f["schedule"]) schedule = f["schedule"];
-      auto& fs = cfg.faults;
-      if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
-      if (f["random_seed"])
-        fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
-      if (f["random_at"])
-        fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
-      if (f["detection_delay"])
-        fs.detection_delay = get_num<std::int64_t>(c, f["detection_delay"], "faults.detection_delay", 0, 1 << 30);
-    } else if (!f.IsNull()) {
-      throw ConfigError(fmt::format("{} must be a list of faults or a mapping", c.key("faults")));
-    }
-    if (schedule && !schedule.IsNull()) {
-      if (!schedule.IsSequence()) throw ConfigError(fmt::format("{} must be a list", c.key("faults.schedule")));
-      for (std::size_t i = 0; i < schedule.size(); ++i) cfg.faults.schedule.push_back(parse_fault(c, schedule[i], i));
-    }
-  }
-
+  if (const YAML::Node r = root["router"]) injection_set = parse_router(c, r, cfg);
+  if (const YAML::Node t = root["traffic"]) parse_traffic(c, t, cfg);
+  if (const YAML::Node sim = root["sim"]) parse_sim(c, sim, cfg);
+  if (const YAML::Node f = root["faults"]) parse_faults(c, f, cfg);
   parse_mechanism_sections(c, root, mechanisms, cfg);
 
   if (!injection_set) cfg.router.injection = default_injection_policy(cfg.routing);
