@@ -117,6 +117,7 @@ class Router : public sc_core::sc_module {
   int input_occupancy(int p, int v) const { return m_in[p]->occupancy(v); }
   int buffered_flits() const { return m_buffered; }
   tables::ForwardingTable& forwarding_table() { return m_route.table; }
+  const tables::ForwardingTable& forwarding_table() const { return m_route.table; }
   std::uint64_t port_alive_mask() const { return m_route.port_alive; }
 
   /// Registers this router's waves under its hierarchical name: VC occupancy,

@@ -299,67 +299,85 @@ nlohmann::json channel_utilisation(const Network& net, int vcs, double measure) 
   return j;
 }
 
-RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
-  const auto wall_start = Clock::now();
-  const StopSignals stop_signals;
-  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  Network net("net", cfg);
-  std::vector<ResolvedFault> faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
+namespace {
+
+/// The faults of a run after the fault model: resolved faults and, for
+/// bgl-planes, the nodes cabled around (their links keep working).
+struct RunFaults {
+  std::vector<ResolvedFault> faults;
   std::vector<routing::NodeId> bypassed;
+  /// Component per node with the bypassed nodes as -1 (not alive).
+  std::vector<int> components(const routing::Topology& topo, const routing::FaultSet& fs) const {
+    std::vector<int> comp = routing::node_components(topo, fs);
+    for (routing::NodeId n : bypassed) comp[static_cast<std::size_t>(n)] = -1;
+    return comp;
+  }
+  /// The faults present from cycle 0 (permanent or not).
+  std::vector<ResolvedFault> at_cycle0() const {
+    std::vector<ResolvedFault> at0;
+    for (const auto& f : faults)
+      if (f.at == 0) at0.push_back(f);
+    return at0;
+  }
+};
+
+/// Resolves the experiment's faults, applies the fault model and, for a
+/// relation with a static fault model, computes its routes offline. Throws
+/// ftsim::ConfigError for a fault the static model cannot take.
+RunFaults prepare_faults(Network& net, const ExperimentConfig& cfg, bool quiet) {
+  RunFaults rf;
+  rf.faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
   if (cfg.faults.model == "bgl-planes") {
-    bypassed = bgl_bypassed_nodes(net.topology(), faults, cfg.faults.bgl_plane_nodes);
-    faults.clear();  // cabled around: the links themselves keep working
+    rf.bypassed = bgl_bypassed_nodes(net.topology(), rf.faults, cfg.faults.bgl_plane_nodes);
+    rf.faults.clear();  // cabled around: the links themselves keep working
   }
   if (net.relation().static_faults_only()) {
-    for (const auto& f : faults)
+    for (const auto& f : rf.faults)
       if (f.at != 0 || f.repair >= 0)
         throw ftsim::ConfigError(fmt::format(
             "routing '{}' computes its routes offline (static fault model): fault '{}' must be present from cycle 0 "
             "and permanent (got at = {}, repair = {})",
             cfg.routing, f.label, f.at, f.repair));
     const auto t0 = Clock::now();
-    if (!opts.quiet && !faults.empty())
+    if (!quiet && !rf.faults.empty())
       std::fprintf(stderr, "ftsim: computing %s routes around %zu faults on %s...\n", cfg.routing.c_str(),
-                   faults.size(), net.topology().spec().c_str());
-    net.set_static_faults(permanent_faults(faults));
-    if (!opts.quiet && !faults.empty())
+                   rf.faults.size(), net.topology().spec().c_str());
+    net.set_static_faults(permanent_faults(rf.faults));
+    if (!quiet && !rf.faults.empty())
       std::fprintf(stderr, "ftsim: routes computed in %.1f s\n",
                    std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  auto with_bypassed = [&](std::vector<int> comp) {
-    for (routing::NodeId n : bypassed) comp[static_cast<std::size_t>(n)] = -1;
-    return comp;
-  };
-  std::vector<ResolvedFault> at0;  // faults present from cycle 0
-  for (const auto& f : faults)
-    if (f.at == 0) at0.push_back(f);
-  const routing::FaultSet faults_at0 = permanent_faults(at0);
-  net.set_traffic_components(with_bypassed(routing::node_components(net.topology(), faults_at0)));
-  std::optional<routing::DeadlockCheck> deadlock_check;
-  if (cfg.sim.check_deadlock_freedom) {
-    const auto t0 = Clock::now();
-    if (!opts.quiet)
-      std::fprintf(stderr, "ftsim: checking the channel dependency graph of '%s' on %s...\n", cfg.routing.c_str(),
-                   net.topology().spec().c_str());
-    deadlock_check = routing::check_deadlock_claim(net.relation(), faults_at0, cfg.router.vct);
-    if (!deadlock_check->acyclic) {
-      std::string cycle;
-      for (std::size_t i = 0; i < deadlock_check->cycle.size() && i < 8; ++i)
-        cycle += (i > 0 ? " -> " : "") + deadlock_check->cycle[i];
-      if (deadlock_check->cycle.size() > 8) cycle += fmt::format(" -> ... ({} channels)", deadlock_check->cycle.size());
-      throw ftsim::ConfigError(fmt::format(
-          "sim.check_deadlock_freedom: routing '{}' claims \"{}\", but its channel dependency graph on {} with {} "
-          "fault(s) at cycle 0 has a cycle: {}",
-          cfg.routing, deadlock_check->claim.basis, net.topology().spec(), at0.size(), cycle));
-    }
-    if (!opts.quiet)
-      std::fprintf(stderr, "ftsim: acyclic (%d channels, %d dependencies) in %.1f s\n", deadlock_check->channels,
-                   deadlock_check->edges, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  FaultInjector injector("faults", net, faults, cfg.faults.detection_delay);
-  Monitor monitor("monitor", net, cfg, opts.quiet);
-  if (opts.on_elaborated) opts.on_elaborated(net);
+  return rf;
+}
 
+/// sim.check_deadlock_freedom: the relation's claim checked on the CDG of
+/// the faults present at cycle 0. Throws ftsim::ConfigError naming a cycle.
+routing::DeadlockCheck check_deadlock_freedom(const Network& net, const ExperimentConfig& cfg,
+                                              const routing::FaultSet& faults_at0, std::size_t faults_at0_count,
+                                              bool quiet) {
+  const auto t0 = Clock::now();
+  if (!quiet)
+    std::fprintf(stderr, "ftsim: checking the channel dependency graph of '%s' on %s...\n", cfg.routing.c_str(),
+                 net.topology().spec().c_str());
+  routing::DeadlockCheck check = routing::check_deadlock_claim(net.relation(), faults_at0, cfg.router.vct);
+  if (!check.acyclic) {
+    std::string cycle;
+    for (std::size_t i = 0; i < check.cycle.size() && i < 8; ++i) cycle += (i > 0 ? " -> " : "") + check.cycle[i];
+    if (check.cycle.size() > 8) cycle += fmt::format(" -> ... ({} channels)", check.cycle.size());
+    throw ftsim::ConfigError(fmt::format(
+        "sim.check_deadlock_freedom: routing '{}' claims \"{}\", but its channel dependency graph on {} with {} "
+        "fault(s) at cycle 0 has a cycle: {}",
+        cfg.routing, check.claim.basis, net.topology().spec(), faults_at0_count, cycle));
+  }
+  if (!quiet)
+    std::fprintf(stderr, "ftsim: acyclic (%d channels, %d dependencies) in %.1f s\n", check.channels, check.edges,
+                 std::chrono::duration<double>(Clock::now() - t0).count());
+  return check;
+}
+
+/// Runs the simulation to its end, with the VCD window of `opts` (trace
+/// from/to, router selection). Returns the wall seconds of sc_start.
+double simulate(Network& net, const RunOptions& opts) {
   const std::vector<char> traced =
       opts.trace_routers.empty() ? std::vector<char>{} : parse_router_selection(net.topology(), opts.trace_routers);
   const sc_core::sc_time period = net.clk.period();
@@ -390,19 +408,213 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   }
   if (running()) sc_core::sc_start();
   if (tf != nullptr) sc_core::sc_close_vcd_trace_file(tf);
-  const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
-  const double sim_wall = std::chrono::duration<double>(Clock::now() - sim_start).count();
+  return std::chrono::duration<double>(Clock::now() - sim_start).count();
+}
 
-  hw::NetworkContext& ctx = net.context();
-  const hw::NetworkStats& s = ctx.stats;
+/// stats.json "dqr" or "ddrc": the subnet manager's figures.
+void subnet_manager_stats(const Network& net, const ExperimentConfig& cfg, nlohmann::json& j) {
+  if (!net.subnet_manager) return;
+  const auto& sm = *net.subnet_manager;
+  if (cfg.dqr.enabled) {
+    j["dqr"] = {{"notifications", sm.notifications()},
+                {"reconfigurations", sm.computed_cycles().size()},
+                {"computed_cycles", sm.computed_cycles()},
+                {"update_cycles", sm.update_cycles()},
+                {"halted_cycles", sm.halted_cycles()},
+                {"table_writes", sm.table_writes()},
+                {"blocks_written", sm.blocks_written()},
+                {"failures", sm.failures()},
+                {"variant", cfg.dqr.variant},
+                {"initial", cfg.dqr.initial},
+                {"distribution", cfg.dqr.distribution},
+                {"order", cfg.dqr.order},
+                {"block_cycles", cfg.dqr.block_cycles},
+                {"management_transactions", net.management->transactions()}};
+  } else {
+    j["ddrc"] = {{"notifications", sm.notifications()},
+                 {"table_updates", sm.update_cycles().size()},
+                 {"update_cycles", sm.update_cycles()},
+                 {"table_writes", sm.table_writes()},
+                 {"management_transactions", net.management->transactions()},
+                 {"notification_cycles", cfg.ddrc.notification_cycles},
+                 {"computation_cycles", cfg.ddrc.computation_cycles},
+                 {"distribution_cycles", cfg.ddrc.distribution_cycles}};
+  }
+}
+
+/// stats.json "reconfiguration": Immunet's control plane report (section 6.1).
+void immunet_stats(Network& net, std::uint64_t dropped, nlohmann::json& j) {
+  if (!net.immunet) return;
+  const routing::Topology& topo = net.topology();
+  net.immunet->finalize();
+  const auto& rep = net.immunet->report();
+  nlohmann::json rj;
+  rj["happened"] = rep.happened;
+  if (rep.happened) {
+    rj["first_fault_cycle"] = rep.first_fault_cycle;
+    rj["first_detect_cycle"] = rep.first_detect_cycle;
+    rj["emergency_end_cycle"] = rep.emergency_end_cycle;
+    rj["last_table_update_cycle"] = rep.last_table_update_cycle;
+    rj["emergency_cycles"] = rep.emergency_end_cycle - rep.first_detect_cycle;
+    rj["reconfiguration_cycles"] = rep.last_table_update_cycle - rep.first_fault_cycle;
+    rj["root"] = rep.root >= 0 ? topo.router_label(rep.root) : std::string();
+    rj["final_epl"] = rep.final_epl;
+  }
+  // The paper's count (section 6.1, Table 1) is packets emitted; the link
+  // hops are kept alongside.
+  rj["safe_control_messages"] = rep.safe_control_packets;
+  rj["adaptive_control_messages"] = rep.adaptive_control_packets;
+  rj["safe_control_packets"] = rep.safe_control_packets;
+  rj["adaptive_control_packets"] = rep.adaptive_control_packets;
+  rj["safe_control_hops"] = rep.safe_control_hops;
+  rj["adaptive_control_hops"] = rep.adaptive_control_hops;
+  rj["stale_control_packets"] = rep.stale_control_packets;
+  rj["control_link_flits"] = rep.control_link_flits;
+  rj["control_link_wait_cycles"] = rep.control_link_wait_cycles;
+  rj["control_link_wait_max"] = rep.control_link_wait_max;
+  rj["lost_control_packets"] = rep.lost_control_packets;
+  rj["emergency_adoptions"] = rep.emergencies;
+  rj["drained_packets"] = rep.drained_packets;
+  rj["packets_lost"] = dropped;
+  rj["mean_distance_before"] = rep.mean_distance_before;
+  rj["mean_distance_after"] = rep.mean_distance_after;
+  nlohmann::json lost = nlohmann::json::array();
+  for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
+  rj["lost_nodes"] = lost;  // meaningful when complete
+  rj["complete"] = rep.complete;
+  rj["table_bits_per_router"] = {{"safe", net.immunet->safe_table_bits()},
+                                 {"adaptive", net.immunet->adaptive_table_bits()},
+                                 {"ss", net.immunet->ss_table_bits()}};
+  j["reconfiguration"] = rj;
+}
+
+/// stats.json "packets", "dropped_by_reason", buffers, utilisation, source
+/// queues and hardware cost.
+void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::NetworkStats& s, std::uint64_t dropped,
+                   std::uint64_t cycles, double measure, nlohmann::json& j) {
+  const routing::Topology& topo = net.topology();
   const auto inflight = net.scan_in_flight();
-  const std::uint64_t dropped = s.dropped_total();
   const std::uint64_t in_flight = inflight.in_network + inflight.source_queued;
   const bool conserved = s.created == s.delivered + dropped + in_flight;
+  j["latency_cycles"] = percentiles(s.latencies);
+  j["network_latency_cycles"] = percentiles(s.network_latencies);
+  j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;
+  // Routers traversed: hops + 1 in direct networks; hops - 1 in indirect ones,
+  // whose hop count includes the two node links (docs/validation.md).
+  const double routers_traversed = j["mean_hops"].get<double>() + (topo.is_direct() ? 1.0 : -1.0);
+  j["zero_load_latency_model_cycles"] =
+      2.0 + routers_traversed * cfg.router.hop_latency() + (cfg.traffic.mean_packet_flits() - 1.0);
+  j["packets"] = {{"injected", s.created},
+                  {"delivered", s.delivered},
+                  {"dropped", dropped},
+                  {"in_flight", in_flight},
+                  {"in_network", inflight.in_network},
+                  {"source_queued", inflight.source_queued},
+                  {"entered_network", s.injected},
+                  {"measured", s.latencies.size() + s.measured_outstanding},
+                  {"measured_undelivered", s.measured_outstanding}};
+  nlohmann::json by_reason = nlohmann::json::object();
+  for (int r = 0; r < static_cast<int>(hw::DropReason::kCount); ++r)
+    by_reason[hw::drop_reason_name(static_cast<hw::DropReason>(r))] = s.dropped[r];
+  j["dropped_by_reason"] = by_reason;
+  j["conservation_ok"] = conserved;
+  {
+    nlohmann::json by_vc = nlohmann::json::array();
+    for (int v = 0; v < cfg.router.vcs; ++v) {
+      long n = 0;
+      for (const auto& r : net.routers)
+        for (int p = 0; p < r.radix(); ++p) n += r.input_occupancy(p, v);
+      by_vc.push_back(n);
+    }
+    j["buffered_flits_by_vc"] = by_vc;  // at the end of the run
+  }
+  j["channel_utilisation"] = channel_utilisation(net, cfg.router.vcs, measure);
+  std::uint64_t q_integral = 0;
+  std::size_t q_max = 0;
+  for (const auto& ni : net.interfaces) {
+    q_integral += ni.source_queue_integral();
+    q_max = std::max(q_max, ni.source_queue_max());
+  }
+  j["source_queue"] = {
+      {"mean_packets_per_node",
+       cycles ? static_cast<double>(q_integral) / (static_cast<double>(cycles) * topo.num_nodes()) : 0.0},
+      {"max_packets", q_max}};
+  long table_bits = 0;
+  for (auto& r : net.routers) table_bits += r.forwarding_table().size_bits();
+  j["hardware"] = {
+      {"forwarding_table_bits", table_bits},
+      {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
+}
 
+/// The run's outcome: exit code 0, 3 (deadlock), 4 (conservation) or
+/// 128 + signal, and the message for the user.
+RunResult run_result(const Monitor& monitor, const ExperimentConfig& cfg, const nlohmann::json& j) {
+  RunResult res;
+  res.stats = j;
+  const auto& p = j["packets"];
+  if (monitor.stop_signal != 0) {
+    res.exit_code = 128 + monitor.stop_signal;
+    res.message = fmt::format("interrupted by {} at cycle {}: partial outputs written (stats.json \"complete\": false)",
+                              signal_name(monitor.stop_signal), monitor.end_cycle);
+  } else if (!j["conservation_ok"].get<bool>()) {
+    res.exit_code = 4;
+    res.message = fmt::format("conservation violated: injected {} != delivered {} + dropped {} + in_flight {}",
+                              p["injected"].get<std::uint64_t>(), p["delivered"].get<std::uint64_t>(),
+                              p["dropped"].get<std::uint64_t>(), p["in_flight"].get<std::uint64_t>());
+  } else if (monitor.deadlock && !cfg.sim.deadlock_is_outcome) {
+    res.exit_code = 3;
+    const std::string chain =
+        monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> "));
+    res.message = monitor.deadlock_kind == "stuck_flit"
+                      ? fmt::format(
+                            "deadlock: a flit in transit has not moved since cycle {} (4 x sim.watchdog_cycles "
+                            "= {} cycles) at {} while others still move; wait-for chain: {}",
+                            monitor.deadlock_cycle, 4 * cfg.sim.watchdog_cycles, monitor.stuck_where, chain)
+                      : fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
+                                    cfg.sim.watchdog_cycles, monitor.deadlock_cycle, chain);
+  }
+  return res;
+}
+
+/// Atomic writes, stats.json last: a complete stats.json means a finished
+/// run (sweeps rely on it when they resume).
+void write_outputs(const std::string& out_dir, const Monitor& monitor, const nlohmann::json& j) {
+  if (out_dir.empty()) return;
+  std::filesystem::create_directories(out_dir);
+  write_file_atomically(out_dir + "/timeseries.csv",
+                        "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,"
+                        "packets_delivered,mean_latency_cycles,packets_dropped,source_queue_packets,buffered_"
+                        "flits,mean_hops\n" +
+                            monitor.csv);
+  write_file_atomically(out_dir + "/stats.json",
+                        j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace
+
+RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
+  const auto wall_start = Clock::now();
+  const StopSignals stop_signals;
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  Network net("net", cfg);
+  const RunFaults rf = prepare_faults(net, cfg, opts.quiet);
+  const std::vector<ResolvedFault> at0 = rf.at_cycle0();
+  const routing::FaultSet faults_at0 = permanent_faults(at0);
+  net.set_traffic_components(rf.components(net.topology(), faults_at0));
+  std::optional<routing::DeadlockCheck> deadlock_check;
+  if (cfg.sim.check_deadlock_freedom)
+    deadlock_check = check_deadlock_freedom(net, cfg, faults_at0, at0.size(), opts.quiet);
+  FaultInjector injector("faults", net, rf.faults, cfg.faults.detection_delay);
+  Monitor monitor("monitor", net, cfg, opts.quiet);
+  if (opts.on_elaborated) opts.on_elaborated(net);
+
+  const double sim_wall = simulate(net, opts);
+  const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
+
+  const hw::NetworkStats& s = net.context().stats;
+  const std::uint64_t dropped = s.dropped_total();
   const routing::Topology& topo = net.topology();
-  const routing::FaultSet perm = permanent_faults(faults);
-  const auto comp = with_bypassed(routing::node_components(topo, perm));
+  const auto comp = rf.components(topo, permanent_faults(rf.faults));
   const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
   const std::uint64_t cycles = monitor.end_cycle;
   // The measurement window; an interrupted run measured up to its last cycle.
@@ -444,56 +656,9 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
         {"channels", deadlock_check->channels},
         {"dependencies", deadlock_check->edges},
         {"acyclic", deadlock_check->acyclic}};
-  if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = bypassed.size();
-  if (net.subnet_manager) {
-    const auto& sm = *net.subnet_manager;
-    if (cfg.dqr.enabled) {
-      j["dqr"] = {{"notifications", sm.notifications()},
-                  {"reconfigurations", sm.computed_cycles().size()},
-                  {"computed_cycles", sm.computed_cycles()},
-                  {"update_cycles", sm.update_cycles()},
-                  {"halted_cycles", sm.halted_cycles()},
-                  {"table_writes", sm.table_writes()},
-                  {"blocks_written", sm.blocks_written()},
-                  {"failures", sm.failures()},
-                  {"variant", cfg.dqr.variant},
-                  {"initial", cfg.dqr.initial},
-                  {"distribution", cfg.dqr.distribution},
-                  {"order", cfg.dqr.order},
-                  {"block_cycles", cfg.dqr.block_cycles},
-                  {"management_transactions", net.management->transactions()}};
-    } else
-      j["ddrc"] = {{"notifications", sm.notifications()},
-                   {"table_updates", sm.update_cycles().size()},
-                   {"update_cycles", sm.update_cycles()},
-                   {"table_writes", sm.table_writes()},
-                   {"management_transactions", net.management->transactions()},
-                   {"notification_cycles", cfg.ddrc.notification_cycles},
-                   {"computation_cycles", cfg.ddrc.computation_cycles},
-                   {"distribution_cycles", cfg.ddrc.distribution_cycles}};
-  }
-  j["latency_cycles"] = percentiles(s.latencies);
-  j["network_latency_cycles"] = percentiles(s.network_latencies);
-  j["mean_hops"] = s.hops_count ? static_cast<double>(s.hops_sum) / static_cast<double>(s.hops_count) : 0.0;
-  // Routers traversed: hops + 1 in direct networks; hops - 1 in indirect ones,
-  // whose hop count includes the two node links (docs/validation.md).
-  const double routers_traversed = j["mean_hops"].get<double>() + (topo.is_direct() ? 1.0 : -1.0);
-  j["zero_load_latency_model_cycles"] =
-      2.0 + routers_traversed * cfg.router.hop_latency() + (cfg.traffic.mean_packet_flits() - 1.0);
-  j["packets"] = {{"injected", s.created},
-                  {"delivered", s.delivered},
-                  {"dropped", dropped},
-                  {"in_flight", in_flight},
-                  {"in_network", inflight.in_network},
-                  {"source_queued", inflight.source_queued},
-                  {"entered_network", s.injected},
-                  {"measured", s.latencies.size() + s.measured_outstanding},
-                  {"measured_undelivered", s.measured_outstanding}};
-  nlohmann::json by_reason = nlohmann::json::object();
-  for (int r = 0; r < static_cast<int>(hw::DropReason::kCount); ++r)
-    by_reason[hw::drop_reason_name(static_cast<hw::DropReason>(r))] = s.dropped[r];
-  j["dropped_by_reason"] = by_reason;
-  j["conservation_ok"] = conserved;
+  if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = rf.bypassed.size();
+  subnet_manager_stats(net, cfg, j);
+  traffic_stats(net, cfg, s, dropped, cycles, measure, j);
   j["deadlock"] = monitor.deadlock;
   if (monitor.deadlock)
     j["deadlock_report"] = {{"kind", monitor.deadlock_kind},     {"last_move_cycle", monitor.deadlock_cycle},
@@ -502,34 +667,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["drained"] = monitor.drained;
   // Where the undelivered packets wait when the drain did not finish.
   if (!monitor.drained && !monitor.deadlock) j["undrained_vcs"] = net.blocked_vcs(64);
-  {
-    nlohmann::json by_vc = nlohmann::json::array();
-    for (int v = 0; v < cfg.router.vcs; ++v) {
-      long n = 0;
-      for (const auto& r : net.routers)
-        for (int p = 0; p < r.radix(); ++p) n += r.input_occupancy(p, v);
-      by_vc.push_back(n);
-    }
-    j["buffered_flits_by_vc"] = by_vc;  // at the end of the run
-  }
-  j["channel_utilisation"] = channel_utilisation(net, cfg.router.vcs, measure);
-  std::uint64_t q_integral = 0;
-  std::size_t q_max = 0;
-  for (const auto& ni : net.interfaces) {
-    q_integral += ni.source_queue_integral();
-    q_max = std::max(q_max, ni.source_queue_max());
-  }
-  j["source_queue"] = {
-      {"mean_packets_per_node",
-       cycles ? static_cast<double>(q_integral) / (static_cast<double>(cycles) * topo.num_nodes()) : 0.0},
-      {"max_packets", q_max}};
-  long table_bits = 0;
-  for (auto& r : net.routers) table_bits += r.forwarding_table().size_bits();
-  j["hardware"] = {
-      {"forwarding_table_bits", table_bits},
-      {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
   nlohmann::json jf = nlohmann::json::array();
-  for (const auto& f : faults)
+  for (const auto& f : rf.faults)
     jf.push_back({{"kind", f.is_router ? "switch" : "link"},
                   {"id", f.id},
                   {"label", f.label},
@@ -537,48 +676,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"repair", f.repair >= 0 ? nlohmann::json(f.repair) : nlohmann::json(nullptr)},
                   {"random", f.random}});
   j["faults"] = jf;
-  if (net.immunet) {
-    net.immunet->finalize();
-    const auto& rep = net.immunet->report();
-    nlohmann::json rj;
-    rj["happened"] = rep.happened;
-    if (rep.happened) {
-      rj["first_fault_cycle"] = rep.first_fault_cycle;
-      rj["first_detect_cycle"] = rep.first_detect_cycle;
-      rj["emergency_end_cycle"] = rep.emergency_end_cycle;
-      rj["last_table_update_cycle"] = rep.last_table_update_cycle;
-      rj["emergency_cycles"] = rep.emergency_end_cycle - rep.first_detect_cycle;
-      rj["reconfiguration_cycles"] = rep.last_table_update_cycle - rep.first_fault_cycle;
-      rj["root"] = rep.root >= 0 ? topo.router_label(rep.root) : std::string();
-      rj["final_epl"] = rep.final_epl;
-    }
-    // The paper's count (section 6.1, Table 1) is packets emitted; the link
-    // hops are kept alongside.
-    rj["safe_control_messages"] = rep.safe_control_packets;
-    rj["adaptive_control_messages"] = rep.adaptive_control_packets;
-    rj["safe_control_packets"] = rep.safe_control_packets;
-    rj["adaptive_control_packets"] = rep.adaptive_control_packets;
-    rj["safe_control_hops"] = rep.safe_control_hops;
-    rj["adaptive_control_hops"] = rep.adaptive_control_hops;
-    rj["stale_control_packets"] = rep.stale_control_packets;
-    rj["control_link_flits"] = rep.control_link_flits;
-    rj["control_link_wait_cycles"] = rep.control_link_wait_cycles;
-    rj["control_link_wait_max"] = rep.control_link_wait_max;
-    rj["lost_control_packets"] = rep.lost_control_packets;
-    rj["emergency_adoptions"] = rep.emergencies;
-    rj["drained_packets"] = rep.drained_packets;
-    rj["packets_lost"] = dropped;
-    rj["mean_distance_before"] = rep.mean_distance_before;
-    rj["mean_distance_after"] = rep.mean_distance_after;
-    nlohmann::json lost = nlohmann::json::array();
-    for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
-    rj["lost_nodes"] = lost;  // meaningful when complete
-    rj["complete"] = rep.complete;
-    rj["table_bits_per_router"] = {{"safe", net.immunet->safe_table_bits()},
-                                   {"adaptive", net.immunet->adaptive_table_bits()},
-                                   {"ss", net.immunet->ss_table_bits()}};
-    j["reconfiguration"] = rj;
-  }
+  immunet_stats(net, dropped, j);
   j["seed"] = cfg.sim.seed;
   j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only
@@ -588,42 +686,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["complete"] = monitor.stop_signal == 0;
   if (monitor.stop_signal != 0) j["interrupted"] = signal_name(monitor.stop_signal);
   j["warnings"] = run_warnings(j);
-
-  RunResult res;
-  res.stats = j;
-  if (monitor.stop_signal != 0) {
-    res.exit_code = 128 + monitor.stop_signal;
-    res.message = fmt::format("interrupted by {} at cycle {}: partial outputs written (stats.json \"complete\": false)",
-                              signal_name(monitor.stop_signal), cycles);
-  } else if (!conserved) {
-    res.exit_code = 4;
-    res.message = fmt::format("conservation violated: injected {} != delivered {} + dropped {} + in_flight {}",
-                              s.created, s.delivered, dropped, in_flight);
-  } else if (monitor.deadlock && !cfg.sim.deadlock_is_outcome) {
-    res.exit_code = 3;
-    const std::string chain =
-        monitor.chain.empty() ? std::string("(none found)") : fmt::format("{}", fmt::join(monitor.chain, " -> "));
-    res.message = monitor.deadlock_kind == "stuck_flit"
-                      ? fmt::format(
-                            "deadlock: a flit in transit has not moved since cycle {} (4 x sim.watchdog_cycles "
-                            "= {} cycles) at {} while others still move; wait-for chain: {}",
-                            monitor.deadlock_cycle, 4 * cfg.sim.watchdog_cycles, monitor.stuck_where, chain)
-                      : fmt::format("deadlock: no flit moved for {} cycles since cycle {}; wait-for chain: {}",
-                                    cfg.sim.watchdog_cycles, monitor.deadlock_cycle, chain);
-  }
-  if (!opts.out_dir.empty()) {
-    // Atomic writes, stats.json last: a complete stats.json means a finished
-    // run (sweeps rely on it when they resume).
-    std::filesystem::create_directories(opts.out_dir);
-    write_file_atomically(opts.out_dir + "/timeseries.csv",
-                          "cycle_start,cycle_end,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,"
-                          "packets_delivered,mean_latency_cycles,packets_dropped,source_queue_packets,buffered_"
-                          "flits,mean_hops\n" +
-                              monitor.csv);
-    write_file_atomically(opts.out_dir + "/stats.json",
-                          j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  }
-  return res;
+  write_outputs(opts.out_dir, monitor, j);
+  return run_result(monitor, cfg, j);
 }
 
 }  // namespace ftsim::tb
