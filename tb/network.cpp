@@ -95,6 +95,27 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       generators("gen"),
       sinks("sink") {
   m_topo = routing::make_topology(cfg.topology);
+  setup_relation_and_context(cfg);
+  m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
+  check_memory(*m_topo, cfg);
+  for (int i = 0; i < 2 * m_topo->num_links(); ++i) {
+    m_dirs.push_back(std::make_unique<hw::LinkDirection>());
+    m_dirs.back()->link_id = i / 2;
+  }
+  // The active mechanisms (tb/mechanism_registry.hpp); the one with
+  // per-router hardware gives each router a factory for its child module.
+  build_routers_and_interfaces(cfg, router_hardware(cfg));
+  if (options.traffic_endpoints) build_traffic_endpoints(cfg);
+  build_tables_and_management();
+  // Built-in mechanisms' network-wide parts, then registered ones.
+  if (cfg.routing == "immunet") elaborate_immunet(cfg);
+  if (cfg.ddrc.enabled) elaborate_ddrc(cfg);
+  if (cfg.dqr.enabled) elaborate_dqr(cfg);
+  for (const auto& m : m_mechanisms)
+    if (m.elaborate) m.elaborate(*this, cfg);
+}
+
+void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
   m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
                                         : routing::make_routing(cfg.routing);
   m_relation->configure(*m_topo, cfg.router.vcs);
@@ -126,16 +147,10 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
   m_ctx.period_ticks = clk.period().value();
   m_ctx.stats.window_start = static_cast<std::uint64_t>(cfg.sim.warmup_cycles);
   m_ctx.stats.window_end = static_cast<std::uint64_t>(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
-  m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
+}
 
+hw::RouterMechanismFactory Network::router_hardware(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
-  check_memory(t, cfg);
-  for (int i = 0; i < 2 * t.num_links(); ++i) {
-    m_dirs.push_back(std::make_unique<hw::LinkDirection>());
-    m_dirs.back()->link_id = i / 2;
-  }
-  // The active mechanisms (tb/mechanism_registry.hpp); the one with
-  // per-router hardware gives each router a factory for its child module.
   m_mechanisms = active_mechanisms(cfg);
   hw::RouterMechanismFactory mechanism;
   std::string hardware_of;
@@ -149,6 +164,11 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     mechanism = std::move(f);
     hardware_of = m.name;
   }
+  return mechanism;
+}
+
+void Network::build_routers_and_interfaces(const ExperimentConfig& cfg, const hw::RouterMechanismFactory& mechanism) {
+  const routing::Topology& t = *m_topo;
   routers.init(t.num_routers(), [&](const char*, std::size_t r) {
     return new hw::Router(("router_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(), static_cast<int>(r),
                           t.radix(static_cast<int>(r)), m_ctx, mechanism);
@@ -182,19 +202,25 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       }
     }
   }
-  if (options.traffic_endpoints) {
-    generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
-      return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
-                                  *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
-    });
-    sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
-      return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
-    });
-    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
-      generators[n].socket.bind(interfaces[n].target);
-      interfaces[n].deliver.bind(sinks[n].socket);
-    }
+}
+
+void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
+  const routing::Topology& t = *m_topo;
+  generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
+    return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
+                                *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
+  });
+  sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
+    return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
+  });
+  for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+    generators[n].socket.bind(interfaces[n].target);
+    interfaces[n].deliver.bind(sinks[n].socket);
   }
+}
+
+void Network::build_tables_and_management() {
+  const routing::Topology& t = *m_topo;
   // Forwarding tables (boot-time back-door) for table-driven relations.
   if (const auto* ud = dynamic_cast<const routing::UpDownRouting*>(m_relation.get())) {
     for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
@@ -212,12 +238,6 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
     if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[r]);
     management->sockets[r].bind(table_targets[r].socket);
   }
-  // Built-in mechanisms' network-wide parts, then registered ones.
-  if (cfg.routing == "immunet") elaborate_immunet(cfg);
-  if (cfg.ddrc.enabled) elaborate_ddrc(cfg);
-  if (cfg.dqr.enabled) elaborate_dqr(cfg);
-  for (const auto& m : m_mechanisms)
-    if (m.elaborate) m.elaborate(*this, cfg);
 }
 
 void Network::elaborate_immunet(const ExperimentConfig& cfg) {

@@ -126,6 +126,20 @@ class Network : public sc_core::sc_module {
   /// Throws ConfigError (exit 2) with the estimate when the network would
   /// need more than 90% of the memory available (MemAvailable).
   static void check_memory(const routing::Topology& t, const ExperimentConfig& cfg);
+  /// Elaboration steps of the constructor, in order. The relation and the
+  /// shared context (packet length with the relation's header flits, bubble
+  /// and VCT buffer checks; throws ConfigError).
+  void setup_relation_and_context(const ExperimentConfig& cfg);
+  /// The per-router hardware factory of the active mechanisms (at most one
+  /// may have one; throws ConfigError otherwise); empty for none.
+  hw::RouterMechanismFactory router_hardware(const ExperimentConfig& cfg);
+  /// Routers and network interfaces, bound to the link directions.
+  void build_routers_and_interfaces(const ExperimentConfig& cfg, const hw::RouterMechanismFactory& mechanism);
+  /// Traffic generators and sinks bound to the interfaces' TLM sockets.
+  void build_traffic_endpoints(const ExperimentConfig& cfg);
+  /// Boot forwarding tables, one TableTarget per router (with the
+  /// mechanism's tables mapped) and the management bus.
+  void build_tables_and_management();
   /// Built-in mechanisms' network-wide parts: Immunet's control plane,
   /// DDRC's and DQR's subnet managers (after the routers and the
   /// management plane).
