@@ -37,12 +37,12 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
     };
     m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
       auto& im = cfg.immunet;
-      if (auto v = s.text("boot_safe_network")) im.boot_safe_network = *v;
-      if (auto v = s.integer("handle_cycles")) im.handle_cycles = static_cast<int>(*v);
-      if (auto v = s.integer("ack_window")) im.ack_window = static_cast<int>(*v);
-      if (auto v = s.integer("control_packet_cycles")) im.control_packet_cycles = static_cast<int>(*v);
-      if (auto v = s.integer("control_packet_flits")) im.control_packet_flits = static_cast<int>(*v);
-      if (auto v = s.integer("max_moves")) im.max_moves = static_cast<int>(*v);
+      s.assign("boot_safe_network", im.boot_safe_network);
+      s.assign("handle_cycles", im.handle_cycles);
+      s.assign("ack_window", im.ack_window);
+      s.assign("control_packet_cycles", im.control_packet_cycles);
+      s.assign("control_packet_flits", im.control_packet_flits);
+      s.assign("max_moves", im.max_moves);
       if (im.control_packet_flits >= im.control_packet_cycles)
         s.fail("control_packet_cycles",
                fmt::format("= {} must exceed immunet.control_packet_flits = {} (a hop sends its flits within its "
@@ -62,7 +62,7 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
     m.keys = {MechanismKey::integer("reroute_timeout", 1, std::int64_t{1} << 40,
                                     "ADLR: cycles without a U-turn before the re-route vector clears")};
     m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
-      if (auto v = s.integer("reroute_timeout")) cfg.dlr.reroute_timeout = *v;
+      s.assign("reroute_timeout", cfg.dlr.reroute_timeout);
     };
     m.active = [](const ExperimentConfig& c) {
       return c.routing == "ddlr" || c.routing == "adlr" || c.routing == "ddlr-1fault" || c.routing == "ddlr-switch" ||
@@ -84,10 +84,10 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
               MechanismKey::integer("distribution_cycles", 0, kMax, "until every switch holds the new tables")};
     m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
       auto& d = cfg.ddrc;
-      if (auto v = s.boolean("enabled")) d.enabled = *v;
-      if (auto v = s.integer("notification_cycles")) d.notification_cycles = *v;
-      if (auto v = s.integer("computation_cycles")) d.computation_cycles = *v;
-      if (auto v = s.integer("distribution_cycles")) d.distribution_cycles = *v;
+      s.assign("enabled", d.enabled);
+      s.assign("notification_cycles", d.notification_cycles);
+      s.assign("computation_cycles", d.computation_cycles);
+      s.assign("distribution_cycles", d.distribution_cycles);
     };
     m.active = [](const ExperimentConfig& c) { return c.ddrc.enabled; };
     out.push_back(std::move(m));
@@ -111,16 +111,16 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
               MechanismKey::choice("order", {"downstream-first", "random"}, "sequential: order of the switches")};
     m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
       auto& d = cfg.dqr;
-      if (auto v = s.boolean("enabled")) d.enabled = *v;
-      if (auto v = s.text("initial")) d.initial = *v;
-      if (auto v = s.text("variant")) d.variant = *v;
-      if (auto v = s.text("replay_tables")) d.replay_tables = *v;
-      if (auto v = s.integer("notification_cycles")) d.notification_cycles = *v;
-      if (auto v = s.integer("computation_cycles")) d.computation_cycles = *v;
-      if (auto v = s.integer("distribution_cycles")) d.distribution_cycles = *v;
-      if (auto v = s.integer("block_cycles")) d.block_cycles = *v;
-      if (auto v = s.text("distribution")) d.distribution = *v;
-      if (auto v = s.text("order")) d.order = *v;
+      s.assign("enabled", d.enabled);
+      s.assign("initial", d.initial);
+      s.assign("variant", d.variant);
+      s.assign("replay_tables", d.replay_tables);
+      s.assign("notification_cycles", d.notification_cycles);
+      s.assign("computation_cycles", d.computation_cycles);
+      s.assign("distribution_cycles", d.distribution_cycles);
+      s.assign("block_cycles", d.block_cycles);
+      s.assign("distribution", d.distribution);
+      s.assign("order", d.order);
     };
     m.active = [](const ExperimentConfig& c) { return c.dqr.enabled; };
     out.push_back(std::move(m));
@@ -261,6 +261,22 @@ std::optional<std::string> MechanismSection::text(const std::string& key) const 
   const Value* v = find(
       key, [](KeyType t) { return t == KeyType::kText || t == KeyType::kChoice; }, "text");
   return v != nullptr ? std::optional<std::string>(v->text) : std::nullopt;
+}
+
+void MechanismSection::assign(const std::string& key, bool& dst) const {
+  if (auto v = boolean(key)) dst = *v;
+}
+
+void MechanismSection::assign(const std::string& key, int& dst) const {
+  if (auto v = integer(key)) dst = static_cast<int>(*v);  // the spec's range fits int
+}
+
+void MechanismSection::assign(const std::string& key, std::int64_t& dst) const {
+  if (auto v = integer(key)) dst = *v;
+}
+
+void MechanismSection::assign(const std::string& key, std::string& dst) const {
+  if (auto v = text(key)) dst = *v;
 }
 
 void MechanismSection::fail(const std::string& key, const std::string& message) const {

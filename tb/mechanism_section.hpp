@@ -61,6 +61,13 @@ class MechanismSection {
   [[nodiscard]] std::optional<bool> boolean(const std::string& key) const;
   /// kText and kChoice keys.
   [[nodiscard]] std::optional<std::string> text(const std::string& key) const;
+  /// Copies the key's value into `dst` when the key is present (integer
+  /// keys into int or std::int64_t, booleans into bool, text and choices
+  /// into std::string); leaves `dst` (the default) otherwise.
+  void assign(const std::string& key, bool& dst) const;
+  void assign(const std::string& key, int& dst) const;
+  void assign(const std::string& key, std::int64_t& dst) const;
+  void assign(const std::string& key, std::string& dst) const;
   [[nodiscard]] bool has(const std::string& key) const { return m_values.count(key) != 0; }
   [[nodiscard]] const std::string& section() const { return m_section; }
   /// Throws ftsim::ConfigError "<origin>: key '<section>.<key>' <message>",
