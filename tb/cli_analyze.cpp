@@ -27,6 +27,15 @@ namespace ftsim::tb::cli {
 
 namespace {
 
+/// The options every analysis has: --jobs (parallel worker threads, 1..256;
+/// --threads is the old name) and --out (the JSON file, required).
+template <typename Int>
+void add_jobs_and_out(CLI::App* app, Int& jobs, std::string& out) {
+  app->add_option("--jobs,--threads", jobs, "parallel workers (threads; default: all cores)")
+      ->check(CLI::Range(1, 256));
+  app->add_option("--out", out, "JSON file to write")->required();
+}
+
 constexpr long long kMaxRangeValues = 100000;
 
 std::vector<int> parse_range_impl(const std::string& text, const std::string& option) {
@@ -87,9 +96,7 @@ class RoutingSuccessCommand final : public Command {
     success->add_option("--trials", an_trials, "trials per fault count (default 100000)")
         ->check(CLI::Range(1L, 100000000L));
     success->add_option("--seed", an_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-    success->add_option("--jobs,--threads", an_threads, "parallel workers (threads; default: all cores)")
-        ->check(CLI::Range(1, 256));
-    success->add_option("--out", an_out, "JSON file to write")->required();
+    add_jobs_and_out(success, an_threads, an_out);
     success->add_flag("--quiet", quiet, "no summary line");
     an_threads = d.jobs;
     m_app = success;
@@ -190,9 +197,7 @@ class FaultToleranceCommand final : public Command {
     auto* samples_opt = ftol->add_option("--samples", ft.samples, "random combinations per fault count")
                             ->check(CLI::Range(1L, 1000000000L));
     ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)")->check(CLI::NonNegativeNumber);
-    ftol->add_option("--jobs,--threads", ft.threads, "parallel workers (threads; default: all cores)")
-        ->check(CLI::Range(1, 256));
-    ftol->add_option("--out", ft_out, "JSON file to write")->required();
+    add_jobs_and_out(ftol, ft.threads, ft_out);
     ftol->add_flag(
         "--mpi", ft_mpi,
         "MPI backend: spread the combinations over the ranks of `mpirun -n N ftsim analyze "
@@ -258,9 +263,7 @@ class ConnectivityCommand final : public Command {
     conn->add_option("--samples", cn_samples, "fault sets per count; exact enumeration when C(L,f) <= samples")
         ->check(CLI::Range(1L, 100000000L));
     conn->add_option("--seed", cn_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-    conn->add_option("--jobs,--threads", an_threads, "parallel workers (threads; default: all cores)")
-        ->check(CLI::Range(1, 256));
-    conn->add_option("--out", cn_out, "JSON file to write")->required();
+    add_jobs_and_out(conn, an_threads, cn_out);
     conn->add_flag("--quiet", quiet, "no summary line");
     an_threads = d.jobs;
     m_app = conn;
@@ -334,9 +337,7 @@ class DqrCommand final : public Command {
     dqr->add_option("--runs", dq.runs, "runs per variant (default 500, as in the paper)")
         ->check(CLI::Range(1, 10000000));
     dqr->add_option("--seed", dq.seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
-    dqr->add_option("--jobs,--threads", dq.threads, "parallel workers (threads; default: all cores)")
-        ->check(CLI::Range(1, 256));
-    dqr->add_option("--out", dq_out, "JSON file to write")->required();
+    add_jobs_and_out(dqr, dq.threads, dq_out);
     dqr->add_flag("--quiet", quiet, "no progress or summary");
     dqr->add_flag("--every-single-fault", dq.every_single_fault,
                   "also fail every link alone and count the successes (the one-fault guarantee)");
