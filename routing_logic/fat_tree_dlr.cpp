@@ -86,8 +86,12 @@ FatTreeDlrRouting::Entry FatTreeDlrRouting::compute_entry(RouterId s, NodeId d, 
   if (!is_ancestor(s, d)) {
     const auto dp = static_cast<std::int8_t>(m_k + m_tree->node_digit(d, l));  // balanced: D-mod-k
     if (!up_port) return v == kNl ? Entry{dp, kNl} : Entry{};                  // regular upward route
-    if (v == kNl) return Entry{static_cast<std::int8_t>(m_k), kMl};            // first U-turn: sequence[0]
-    const PortId next = next_in_sequence(p);                                   // subsequent U-turns
+    // First U-turn (step 3a): the first port of D, skipping the arrival port,
+    // which leads back to c: section III sends the packet "to an arbitrary
+    // upper-tier switch in the group (different from c)", and step 2b's
+    // bounce through c is for groups "with more than one fault".
+    if (v == kNl) return Entry{static_cast<std::int8_t>(p == m_k ? m_k + 1 : m_k), kMl};
+    const PortId next = next_in_sequence(p);  // subsequent U-turns
     return next == kNone ? Entry{kDiscard, kMl} : Entry{static_cast<std::int8_t>(next), kMl};
   }
   const auto dp = static_cast<std::int8_t>(m_tree->node_digit(d, l));
@@ -162,9 +166,10 @@ void FatTreeDlrRouting::route_deterministic(const RouteQuery& q, RouteSet& out) 
     return;
   }
   const bool up = e.port >= m_k;
-  if (up && e.vc == 1) {  // a U-turn: next live port of D
+  if (up && e.vc == 1) {  // a U-turn: next live port of D (never back to c)
+    const PortId back = in_vc == 0 ? q.in_port : kNone;
     PortId p = next_in_sequence(e.port);
-    while (p != kNone && !alive(q, p)) p = next_in_sequence(p);
+    while (p != kNone && (p == back || !alive(q, p))) p = next_in_sequence(p);
     if (p == kNone) {
       out.discarded = true;
       return;

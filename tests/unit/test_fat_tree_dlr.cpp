@@ -56,6 +56,12 @@ TEST(FatTreeDlr, Algorithm1TableEntriesByHand) {
   EXPECT_EQ(e.port, 6);
   EXPECT_EQ(e.vc, 1);
   EXPECT_EQ(r.table_entry(leaf, d, 7, 1).port, FatTreeDlrRouting::kDiscard);  // last of D
+  // First U-turn arriving on sequence[0] itself: that port leads back to c
+  // (section III: "an arbitrary upper-tier switch in the group (different
+  // from c)"), so the next port of D, 5.
+  e = r.table_entry(leaf, d, 4, 0);
+  EXPECT_EQ(e.port, 5);
+  EXPECT_EQ(e.vc, 1);
   // Middle switch <(1,0),1> is an ancestor of d (w_0 = d_0 = 1): down port d_1 = 2.
   const RouterId mid = t.switch_id({1, 0}, 1);
   ASSERT_TRUE(r.is_ancestor(mid, d));
@@ -141,6 +147,44 @@ TEST(FatTreeDlr, ReroutesAroundADownwardLinkFaultThroughAUTurn) {
   EXPECT_EQ(hops[5].vc, 1);
   EXPECT_EQ(hops[6].vc, 0);  // s delivers in NL
   EXPECT_EQ(t.peer(hops[6].router, hops[6].port).id, dst);
+}
+
+TEST(FatTreeDlr, TheFirstUTurnDoesNotGoBackToTheSwitchAboveTheFault) {
+  // Destination (1,2,0): the leaf goes up k + d_2 = port 4, so the path comes
+  // down through c = <(1,0),1>, the first upper switch of its group. With the
+  // link c-s faulty, c detours down port 0 to the leaf t = <(1,0),2>, where
+  // the packet arrives on t's up port 4 = sequence[0]. Going up sequence[0]
+  // would return to c and bounce back (two extra hops over c-t, which then
+  // carries the detour three times); DDLR takes port 5 to u = <(1,1),1>, which
+  // goes down port d_1 = 2 to s: 7 routing decisions, as for a U-turn switch
+  // reached from any other upper switch.
+  const KAryNTree t(4, 3);
+  FatTreeDlrRouting r(Variant::kDeterministic);
+  r.configure(t, 2);
+  const NodeId src = 0, dst = 1 * 16 + 2 * 4 + 0;
+  const auto clean = trace(r, {}, src, dst);
+  ASSERT_EQ(clean.size(), 5U);
+  const RouterId c = clean[3].router;
+  ASSERT_EQ(c, t.switch_id({1, 0}, 1));
+  ASSERT_EQ(clean[3].port, 2);
+  FaultSet fs;
+  fs.links.push_back(t.peer(c, 2).link);
+  const auto hops = trace(r, fs, src, dst);
+  ASSERT_EQ(hops.size(), 7U);
+  EXPECT_EQ(hops[3].router, c);
+  EXPECT_EQ(hops[3].port, 0);
+  EXPECT_EQ(hops[4].router, t.switch_id({1, 0}, 2));
+  EXPECT_EQ(hops[4].port, 5);
+  EXPECT_EQ(hops[4].vc, 1);
+  EXPECT_EQ(hops[5].router, t.switch_id({1, 1}, 1));
+  EXPECT_EQ(hops[5].port, 2);
+  EXPECT_EQ(t.peer(hops[6].router, hops[6].port).id, dst);
+  // With that port dead as well, D continues at port 6 (never back to c).
+  fs.links.push_back(t.peer(t.switch_id({1, 0}, 2), 5).link);
+  const auto two = trace(r, fs, src, dst);
+  ASSERT_EQ(two.size(), 7U);
+  EXPECT_EQ(two[4].port, 6);
+  EXPECT_EQ(two[5].router, t.switch_id({1, 2}, 1));
 }
 
 TEST(FatTreeDlr, DdlrTwoLayersAcyclicAndDeliversWithUpToKMinus1Faults4Ary3Tree) {
