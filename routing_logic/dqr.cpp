@@ -122,7 +122,7 @@ void Engine::dest_state(NodeId d, DestState& st) const {
   // of those flows (a walk stops where its layer is already marked: the
   // rest of the route has it too).
   for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
-    if (s == d) continue;
+    if (!is_flow(s, d)) continue;
     RouterId x = m_topo.node_router(s);
     const std::uint32_t bit = 1u << m_layers.of(s, d, m_topo.num_nodes());
     while (!(st.layers[static_cast<std::size_t>(x)] & bit)) {
@@ -156,7 +156,7 @@ std::vector<std::pair<int, int>> Engine::traced_dependencies() const {
   std::set<std::pair<int, int>> deps;
   for (NodeId d = 0; d < m_topo.num_nodes(); ++d)
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
-      if (s == d) continue;
+      if (!is_flow(s, d)) continue;
       int prev = -1;
       const int layer = m_layers.of(s, d, m_topo.num_nodes());
       follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [&](RouterId r, PortId p) {
@@ -174,7 +174,7 @@ std::size_t Engine::undelivered_flows() const {
   for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
     dest_state(d, st);
     for (NodeId s = 0; s < m_topo.num_nodes(); ++s)
-      n += s != d && st.status[static_cast<std::size_t>(m_topo.node_router(s))] != 1;
+      n += is_flow(s, d) && st.status[static_cast<std::size_t>(m_topo.node_router(s))] != 1;
   }
   return n;
 }
@@ -224,10 +224,11 @@ bool Engine::connected_without(LinkId l) const {
   return true;
 }
 
-Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers)
+Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers, FlowSet flow_set)
     : m_topo(topo),
       m_tables(std::move(tables)),
       m_dead(static_cast<std::size_t>(topo.num_links()), 0),
+      m_nodes(static_cast<std::size_t>(topo.num_nodes())),
       m_layers(std::move(layers)),
       m_list(0, {}) {
   const std::size_t flows = static_cast<std::size_t>(topo.num_nodes()) * static_cast<std::size_t>(topo.num_nodes());
@@ -242,6 +243,19 @@ Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, La
   for (const auto& row : m_tables)
     if (static_cast<int>(row.size()) != topo.num_nodes())
       throw ConfigError(fmt::format("dqr: a switch table has {} entries for {} nodes", row.size(), topo.num_nodes()));
+  m_flow_count = m_nodes * (m_nodes - 1);
+  if (flow_set == FlowSet::kRouted) {
+    m_unrouted.assign(m_nodes * m_nodes, 0);
+    DestState st;
+    for (NodeId d = 0; d < topo.num_nodes(); ++d) {
+      dest_state(d, st);
+      for (NodeId s = 0; s < topo.num_nodes(); ++s)
+        if (s != d && st.status[static_cast<std::size_t>(topo.node_router(s))] != 1) {
+          m_unrouted[static_cast<std::size_t>(s) * m_nodes + static_cast<std::size_t>(d)] = 1;
+          --m_flow_count;
+        }
+    }
+  }
   if (const std::size_t u = undelivered_flows(); u > 0)
     throw ConfigError(fmt::format("dqr: the initial tables leave {} flows undelivered", u));
   try {
@@ -320,7 +334,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
     if (!st.any_broken_carrier) continue;
     std::vector<NodeId> broken_sources;
     for (NodeId s = 0; s < nodes; ++s)
-      if (s != d && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
+      if (is_flow(s, d) && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
     std::vector<char> blocked(static_cast<std::size_t>(routers), 0);
     std::string last_failure;
     // The route of d from switch x as channels (x intact: it delivers).
@@ -582,7 +596,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         if (move_to >= 0)
           for (RouterId z : subtree)
             for (NodeId s = 0; s < nodes; ++s)
-              if (s != d && m_topo.node_router(s) == z) {
+              if (is_flow(s, d) && m_topo.node_router(s) == z) {
                 auto& l = m_layers.of_flow[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes) + d];
                 res.flows_moved += l != move_to;
                 l = static_cast<std::uint8_t>(move_to);
@@ -768,8 +782,13 @@ void Engine::run_plugin_layer(RouterId u, PortId up, int layer, const Options& o
 
 TransitionCheck check_transition(const Topology& topo, const std::vector<std::vector<PortId>>& before,
                                  const std::vector<std::vector<PortId>>& after, const std::vector<char>& dead,
-                                 const Layers& layers_before, const Layers& layers_after) {
+                                 const Layers& layers_before, const Layers& layers_after,
+                                 const std::vector<char>& not_flows) {
   const int routers = topo.num_routers(), nodes = topo.num_nodes();
+  auto is_flow = [&](NodeId s, NodeId d) {
+    return s != d &&
+           (not_flows.empty() || !not_flows[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes) + d]);
+  };
   if (static_cast<int>(before.size()) != routers || static_cast<int>(after.size()) != routers)
     throw ConfigError(fmt::format("transition check: tables for {}/{} switches, the fabric has {}", before.size(),
                                   after.size(), routers));
@@ -804,7 +823,7 @@ TransitionCheck check_transition(const Topology& topo, const std::vector<std::ve
       for (auto& v : seen) v.assign(static_cast<std::size_t>(base + 1), 0);
       std::vector<std::pair<RouterId, int>> stack;
       for (NodeId s = 0; s < nodes; ++s)
-        if (s != d && (layers_before.of(s, d, nodes) == layer || layers_after.of(s, d, nodes) == layer))
+        if (is_flow(s, d) && (layers_before.of(s, d, nodes) == layer || layers_after.of(s, d, nodes) == layer))
           stack.emplace_back(topo.node_router(s), -1);
       while (!stack.empty()) {
         const auto [x, in] = stack.back();
@@ -829,7 +848,7 @@ TransitionCheck check_transition(const Topology& topo, const std::vector<std::ve
     const Layers& ly = t == &before ? layers_before : layers_after;
     for (NodeId d = 0; d < nodes; ++d)
       for (NodeId s = 0; s < nodes; ++s) {
-        if (s == d) continue;
+        if (!is_flow(s, d)) continue;
         const int off = ly.of(s, d, nodes) * base;
         int prev = -1;
         follow_tables(topo, *t, dead, topo.node_router(s), d, [&](RouterId r, PortId p) {

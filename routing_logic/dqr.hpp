@@ -85,7 +85,7 @@ struct Result {
   bool success = false;
   std::string failure;                 ///< why, when !success
   bool disconnected = false;           ///< the live links no longer connect every node (no search made)
-  std::size_t flows_disconnected = 0;  ///< HCA pairs whose path crossed a failed link
+  std::size_t flows_disconnected = 0;  ///< flows (node pairs) whose path crossed a failed link
   std::size_t entries_changed = 0;     ///< (switch, destination) entries rewritten
   /// 64-entry LFT blocks holding a rewritten entry, with the nodes' LIDs
   /// numbered 1.. in node order (as `ftsim lft export` assigns them).
@@ -109,15 +109,30 @@ struct Result {
 /// destination is intact). Channels are the directed switch-to-switch links
 /// times the virtual layers (channel id = layer * 2 * links + 2 * link +
 /// direction); a flow's dependencies lie in its layer. Flows are the ordered
-/// pairs of nodes.
+/// pairs of nodes (FlowSet::kAllPairs), or those the initial tables deliver
+/// (FlowSet::kRouted: switch endpoints that up*/down* cannot connect, such as
+/// spine to spine, are no flows).
+enum class FlowSet { kAllPairs, kRouted };
+
 class Engine {
  public:
   /// tables[router][node] = output port or kNone. Builds the channel list
   /// from the dependencies of every flow (section IV-A). Throws ConfigError
-  /// when the tables do not deliver every flow or their dependencies are
-  /// cyclic in some layer (the message names a cycle), or when `layers`
-  /// does not cover every flow (count 1..32).
-  Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers = {});
+  /// when the tables do not deliver every flow (kAllPairs) or their
+  /// dependencies are cyclic in some layer (the message names a cycle), or
+  /// when `layers` does not cover every pair of nodes (count 1..32).
+  Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers = {},
+         FlowSet flow_set = FlowSet::kAllPairs);
+
+  /// Is (s, d) a flow? s != d, and routed initially under kRouted.
+  bool is_flow(NodeId s, NodeId d) const {
+    return s != d && (m_unrouted.empty() || !m_unrouted[static_cast<std::size_t>(s) * m_nodes + d]);
+  }
+  /// Number of flows.
+  std::size_t flow_count() const { return m_flow_count; }
+  /// Per (s * nodes + d), 1 = not a flow although s != d (kRouted); empty
+  /// under kAllPairs.
+  const std::vector<char>& not_flows() const { return m_unrouted; }
 
   /// Marks `failed` links dead (they accumulate over calls) and reroutes
   /// every destination whose table route crosses a dead link, end to end
@@ -151,6 +166,9 @@ class Engine {
   const Topology& m_topo;
   std::vector<std::vector<PortId>> m_tables;
   std::vector<char> m_dead;  ///< per link
+  std::size_t m_nodes = 0;
+  std::vector<char> m_unrouted;  ///< kRouted: per (s, d), 1 = not a flow; empty: every pair
+  std::size_t m_flow_count = 0;
   Layers m_layers;
   ChannelList m_list;
 
@@ -195,10 +213,13 @@ struct TransitionCheck {
 
 /// Checks the transition from `before` to `after` (tables[router][node],
 /// links with dead[link] != 0 carry nothing; `layers_before`/`after` the
-/// flows' layers). O(destinations x switches x ports). Throws ConfigError
-/// when the table shapes differ from the topology.
+/// flows' layers; `not_flows[s * nodes + d]` = 1 for node pairs that are no
+/// flows, Engine::not_flows(), empty: every pair). O(destinations x switches
+/// x ports). Throws ConfigError when the table shapes differ from the
+/// topology.
 TransitionCheck check_transition(const Topology& topo, const std::vector<std::vector<PortId>>& before,
                                  const std::vector<std::vector<PortId>>& after, const std::vector<char>& dead,
-                                 const Layers& layers_before, const Layers& layers_after);
+                                 const Layers& layers_before, const Layers& layers_after,
+                                 const std::vector<char>& not_flows = {});
 
 }  // namespace ftsim::routing::dqr

@@ -89,7 +89,10 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
   std::vector<RouterId> queue;
   for (RouterId r = 0; r < t.num_routers(); ++r) {
     bool has_node = false;
-    for (PortId p = 0; p < t.radix(r); ++p) has_node |= t.peer(r, p).kind == PortPeer::Kind::kNode;
+    for (PortId p = 0; p < t.radix(r); ++p) {
+      const PortPeer& pp = t.peer(r, p);
+      has_node |= pp.kind == PortPeer::Kind::kNode && !t.is_switch_endpoint(pp.id);
+    }
     if (!has_node) queue.push_back(r);
   }
   if (queue.empty()) queue.push_back(0);
@@ -109,7 +112,7 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
   };
   std::vector<RouterId> by_key(routers);
   for (std::size_t i = 0; i < routers; ++i) by_key[i] = static_cast<RouterId>(i);
-  std::sort(by_key.begin(), by_key.end(), [&](RouterId a, RouterId b) { return below(b, a); });
+  std::sort(by_key.begin(), by_key.end(), [&](RouterId a, RouterId b) { return below(a, b); });  // roots first
   std::vector<std::vector<PortId>> out(routers, std::vector<PortId>(static_cast<std::size_t>(t.num_nodes()), kNone));
   std::vector<int> down(routers), any(routers);
   std::vector<PortId> ties;
@@ -159,7 +162,13 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
         }
         any[xi] = best;
       }
-      if (ties.empty()) throw ConfigError(fmt::format("updn: {} cannot reach {}", t.router_label(x), t.node_label(d)));
+      if (ties.empty()) {
+        // A switch's own endpoint may be out of up*/down* reach (spine to
+        // spine in a two-tier fat tree): left unrouted, as OpenSM's updn
+        // leaves it (fixtures/opensm/ftsmall-updn: S0 has no entry for S1).
+        if (t.is_switch_endpoint(d)) continue;
+        throw ConfigError(fmt::format("updn: {} cannot reach {}", t.router_label(x), t.node_label(d)));
+      }
       entry = ties[static_cast<std::size_t>(d) % ties.size()];  // spread destinations over equal ports
     }
   }

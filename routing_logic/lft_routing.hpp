@@ -68,8 +68,10 @@ std::vector<std::vector<PortId>> deterministic_tables(const RoutingRelation& rel
 /// (level, switch id). A switch with a down-only path to the destination
 /// takes its shortest one; otherwise it goes up towards the nearest switch
 /// that has one. The result is deadlock-free on one VC (no down -> up turn)
-/// and destination-consistent. Throws ConfigError when a node cannot be
-/// reached.
+/// and destination-consistent. Switch endpoints (Topology::is_switch_endpoint)
+/// do not count as attached nodes for the roots, and a switch that cannot
+/// reach one by an up*/down* path gets no entry (kNone) for it. Throws
+/// ConfigError when a terminal node cannot be reached.
 std::vector<std::vector<PortId>> updown_tables(const Topology& topo);
 
 }  // namespace ftsim::routing

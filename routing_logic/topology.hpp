@@ -53,6 +53,9 @@ class Topology {
   virtual LinkId parse_link(const std::string& label) const = 0;
   /// Parses a native router/switch label. Throws ConfigError.
   virtual RouterId parse_router(const std::string& label) const = 0;
+  /// Is node n a switch's own endpoint (SwitchEndpointTopology) rather than
+  /// a terminal? Such nodes do not make their switch a leaf.
+  virtual bool is_switch_endpoint(NodeId /*n*/) const { return false; }
 
   int num_routers() const { return static_cast<int>(m_ports.size()); }
   int num_nodes() const { return static_cast<int>(m_node_router.size()); }

@@ -325,6 +325,10 @@ class DqrCommand final : public Command {
     dqr->add_option("--initial", dq.initial,
                     "initial tables: dor, updn (up*/down*), lash (tori: minimal DOR paths in LASH virtual layers) or "
                     "import:DIR (OpenSM opensm-lfts.dump) (default dor)");
+    dqr->add_option("--endpoints", dq.endpoints,
+                    "hca = the fabric's end nodes; all = also every switch's own LID (switch-to-switch paths, as the "
+                    "paper's fat tree; flows = the pairs the initial tables route) (default hca)")
+        ->check(CLI::IsMember({"hca", "all"}));
     dqr->add_option("--layers", dq_layers,
                     "with several virtual layers (lash): all = a flow set may move to another layer when its own "
                     "has no path (the paper's tori), same = never (default all)")

@@ -15,6 +15,7 @@
 #include "routing_logic/dqr.hpp"
 #include "routing_logic/lft_routing.hpp"
 #include "routing_logic/routing_relation.hpp"
+#include "routing_logic/switch_endpoints.hpp"
 #include "tables/lft.hpp"
 
 namespace ftsim::tb {
@@ -97,14 +98,19 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     variants.push_back(rt::dqr::variant_options(v));
     variants.back().move_layers = opt.move_layers;
   }
-  const auto topo = rt::make_topology(opt.topology);
+  if (opt.endpoints != "hca" && opt.endpoints != "all")
+    throw ftsim::ConfigError(fmt::format("--endpoints '{}': one of hca, all", opt.endpoints));
+  const bool switch_endpoints = opt.endpoints == "all";
+  std::unique_ptr<rt::Topology> topo = rt::make_topology(opt.topology);
+  if (switch_endpoints) topo = std::make_unique<rt::SwitchEndpointTopology>(std::move(topo));
   DqrInitial initial = dqr_initial(*topo, opt.initial);
   const int layers = initial.layers.count;
-  const rt::dqr::Engine prototype(*topo, std::move(initial.tables), std::move(initial.layers));
+  const rt::dqr::Engine prototype(*topo, std::move(initial.tables), std::move(initial.layers),
+                                  switch_endpoints ? rt::dqr::FlowSet::kRouted : rt::dqr::FlowSet::kAllPairs);
   std::vector<rt::LinkId> switch_links;
   for (rt::LinkId l = 0; l < topo->num_links(); ++l)
     if (!topo->link(l).b_is_node) switch_links.push_back(l);
-  const double flows = static_cast<double>(topo->num_nodes()) * (topo->num_nodes() - 1);
+  const double flows = static_cast<double>(prototype.flow_count());
   const auto wall0 = std::chrono::steady_clock::now();
   const std::uint64_t total_runs = static_cast<std::uint64_t>(opt.runs) * variants.size();
   Progress progress("analyze dqr", "runs", opt.progress);
@@ -118,6 +124,8 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   out["seed"] = opt.seed;
   out["max_faults"] = opt.max_faults;
   out["check_transition"] = opt.check_transition;
+  out["endpoints"] = opt.endpoints;
+  out["nodes"] = topo->num_nodes();
   out["flows"] = static_cast<std::uint64_t>(flows);
   out["links"] = switch_links.size();
   out["variants"] = nlohmann::json::array();
@@ -163,7 +171,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
           per_run[static_cast<std::size_t>(run)].push_back(r);
           if (opt.check_transition)
             per_run_check[static_cast<std::size_t>(run)].push_back(rt::dqr::check_transition(
-                *topo, tables_before, eng.tables(), eng.dead_links(), layers_before, eng.layers()));
+                *topo, tables_before, eng.tables(), eng.dead_links(), layers_before, eng.layers(), eng.not_flows()));
         }
         const int d = ++done;
         if (opt.progress) {

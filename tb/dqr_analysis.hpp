@@ -56,6 +56,11 @@ struct DqrAnalysisOptions {
   /// mean count of turns only a partial write takes. Costs about one
   /// reconfiguration's time again.
   bool check_transition = false;
+  /// Endpoints: "hca" (the fabric's terminal nodes) or "all" (also every
+  /// switch's own LID, SwitchEndpointTopology; flows are then the pairs the
+  /// initial tables route, dqr::FlowSet::kRouted). Section V's fat tree
+  /// "with switch-to-switch paths".
+  std::string endpoints = "hca";
 };
 
 /// Runs the analysis. Each run r draws its faults from a generator seeded

@@ -19,6 +19,7 @@
 #include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/lash.hpp"
 #include "routing_logic/lft_routing.hpp"
+#include "routing_logic/switch_endpoints.hpp"
 #include "tables/lft.hpp"
 #include "tests/support/acyclic.hpp"
 
@@ -532,6 +533,88 @@ TEST(InitialTables, UpDownOnATwoTierFatTree) {
       EXPECT_EQ(hops, topo->node_router(s) == topo->node_router(d) ? 0 : 2);
     }
   EXPECT_EQ(spines_used.size(), 2U);
+}
+
+TEST(SwitchEndpoints, UpDownRoutesEveryLidButSpineToSpine) {
+  // fat-tree2:4,2,2 plus one endpoint per switch: 8 HCAs (nodes 0..7), then
+  // L0..L3, S0, S1 (nodes 8..13) on each switch's extra port "self". Links
+  // are unchanged (8 HCA + 8 leaf-spine). Up*/down* from the spines: leaf to
+  // spine 1 switch hop, spine to leaf 1, leaf to leaf 2, HCA to its own leaf
+  // 0; spine to spine has no up*/down* path and stays unrouted, as in
+  // OpenSM's updn dump of ft_small (fixtures/opensm/ftsmall-updn: S0 has no
+  // entry for S1). Flows: 14 x 13 - 2 = 180.
+  const rt::SwitchEndpointTopology topo(rt::make_topology("fat-tree2:4,2,2"));
+  ASSERT_EQ(topo.num_nodes(), 14);
+  ASSERT_EQ(topo.num_links(), 16);
+  EXPECT_EQ(topo.node_label(12), "S0");
+  EXPECT_TRUE(topo.is_switch_endpoint(12));
+  EXPECT_FALSE(topo.is_switch_endpoint(7));
+  EXPECT_EQ(topo.port_name(topo.node_router(12), topo.node_port(12)), "self");
+  const auto t = rt::updown_tables(topo);
+  const rt::RouterId s0 = topo.node_router(12), s1 = topo.node_router(13);
+  EXPECT_EQ(t[static_cast<std::size_t>(s0)][13], rt::kNone);
+  EXPECT_EQ(t[static_cast<std::size_t>(s1)][12], rt::kNone);
+  // Every leaf goes straight up to the spine it addresses (leaf port 2 + j
+  // is spine j): roots are settled before the switches below them.
+  for (rt::NodeId leaf = 8; leaf < 12; ++leaf)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_EQ(t[static_cast<std::size_t>(topo.node_router(leaf))][static_cast<std::size_t>(12 + j)], 2 + j);
+  const ftsim::routing::dqr::Engine eng(topo, t, {}, ftsim::routing::dqr::FlowSet::kRouted);
+  EXPECT_EQ(eng.flow_count(), 180U);
+  EXPECT_FALSE(eng.is_flow(12, 13));
+  EXPECT_TRUE(eng.is_flow(13, 8));
+  auto hops = [&](rt::NodeId s, rt::NodeId d) {
+    int n = 0;
+    EXPECT_TRUE(
+        rt::follow_tables(topo, t, eng.dead_links(), topo.node_router(s), d, [&](rt::RouterId, rt::PortId) { ++n; }));
+    return n;
+  };
+  EXPECT_EQ(hops(8, 12), 1);  // L0 -> S0
+  EXPECT_EQ(hops(13, 9), 1);  // S1 -> L1
+  EXPECT_EQ(hops(8, 11), 2);  // L0 -> L3
+  EXPECT_EQ(hops(0, 8), 0);   // H_0_0 -> its leaf L0
+  EXPECT_EQ(hops(12, 7), 1);  // S0 -> H_3_1 (down to L3)
+  // Without switch endpoints the same routine still throws nothing and
+  // routes every HCA pair (the kAllPairs engine accepts it).
+  EXPECT_NO_THROW(ftsim::routing::dqr::Engine(topo.base(), rt::updown_tables(topo.base())));
+}
+
+TEST(SwitchEndpoints, ALeafSpineFaultNeedsADownUpTurnOnlyWithSwitchEndpoints) {
+  // Section IV-A: "for fat trees that require switch to switch
+  // connectivity, a single link fault can lead to the need for introducing
+  // new downward to upward turns". Fail L0-S0 on fat-tree2:4,2,2. HCA flows
+  // only: every leaf still reaches L0 up through S1, so end-to-end reroute
+  // needs no illegal turn. With switch endpoints, S0's own flow to L0 has
+  // only downward links left: S0 -> Lx -> S1 -> L0 (3 hops), a down -> up
+  // turn at Lx that must be enabled by moving channels.
+  namespace dqr = ftsim::routing::dqr;
+  const auto base = rt::make_topology("fat-tree2:4,2,2");
+  const rt::RouterId l0 = base->node_router(0);
+  const rt::LinkId l0s0 = base->peer(l0, 2).link;
+  {
+    dqr::Engine eng(*base, rt::updown_tables(*base));
+    const auto r = eng.reconfigure({l0s0}, dqr::variant_options("e2e-path"));
+    ASSERT_TRUE(r.success) << r.failure;
+    EXPECT_EQ(r.turns_moved, 0U);
+    EXPECT_EQ(eng.undelivered_flows(), 0U);
+  }
+  const rt::SwitchEndpointTopology topo(rt::make_topology("fat-tree2:4,2,2"));
+  for (const char* variant : {"e2e-path", "lr-path"}) {
+    dqr::Engine eng(topo, rt::updown_tables(topo), {}, dqr::FlowSet::kRouted);
+    const auto initial = eng.traced_dependencies();
+    const auto r = eng.reconfigure({l0s0}, dqr::variant_options(variant));
+    ASSERT_TRUE(r.success) << variant << ": " << r.failure;
+    EXPECT_GE(r.turns_moved, 1U) << variant;
+    EXPECT_EQ(eng.undelivered_flows(), 0U) << variant;
+    int n = 0;
+    ASSERT_TRUE(rt::follow_tables(topo, eng.tables(), eng.dead_links(), topo.node_router(12), 8,
+                                  [&](rt::RouterId, rt::PortId) { ++n; }));
+    EXPECT_EQ(n, 3) << variant;
+    auto both = eng.traced_dependencies();
+    both.insert(both.end(), initial.begin(), initial.end());
+    EXPECT_TRUE(acyclic_deps(2 * topo.num_links(), both)) << variant;
+    EXPECT_FALSE(eng.is_flow(12, 13));  // spine to spine stays no flow
+  }
 }
 
 TEST(InitialTables, AdaptiveRelationHasNoTableForm) {
