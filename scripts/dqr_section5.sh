@@ -17,7 +17,11 @@ for k in 5 10 15 20; do
     --runs "$runs" --seed 1 --out "$out/e2-mesh${k}x${k}.json"
 done
 # E5: the 648-port two-tier fat tree of 36-port switches, up*/down* tables,
-# end-to-end against local reroute (HCA endpoints only; see the DQR page).
+# end-to-end against local reroute: with switch-to-switch paths (every
+# switch's LID an endpoint, as in the paper), and with HCA endpoints only.
+$ftsim analyze dqr --topology fat-tree2:36,18,18 --endpoints all --initial updn \
+  --variant e2e-path,lr-path,e2e-single,lr-single --faults 1..40 --runs "$runs" --seed 1 \
+  --out "$out/e5-fattree648-switches.json"
 $ftsim analyze dqr --topology fat-tree2:36,18,18 --initial updn --variant e2e-path,lr-path,e2e-single,lr-single \
   --faults 1..40 --runs "$runs" --seed 1 --out "$out/e5-fattree648.json"
 # E4: LASH tori of 5x5..20x20, every virtual layer searched (about 5.5 CPU-hours
