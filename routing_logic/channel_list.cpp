@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <stdexcept>
 
@@ -70,23 +71,28 @@ std::optional<std::vector<int>> ChannelList::channels_to_move(int u, int v,
   if (position(v) > top) return std::vector<int>{};
   // Every dependency points upwards, so what v reaches without rising above
   // u lies between v and u in the list.
-  std::vector<char> in(m_pos.size(), 0);
+  if (m_mark.size() != m_pos.size() || m_stamp == std::numeric_limits<std::uint32_t>::max()) {
+    m_mark.assign(m_pos.size(), 0);
+    m_stamp = 0;
+  }
+  const std::uint32_t stamp = ++m_stamp;
+  auto seen = [&](int c) { return m_mark[static_cast<std::size_t>(c)] == stamp; };
   std::vector<int> stack{v}, reached;
-  in[static_cast<std::size_t>(v)] = 1;
+  m_mark[static_cast<std::size_t>(v)] = stamp;
   while (!stack.empty()) {
     const int c = stack.back();
     stack.pop_back();
     if (c == u) return std::nullopt;
     reached.push_back(c);
     for (int w : m_succ[static_cast<std::size_t>(c)])
-      if (!in[static_cast<std::size_t>(w)] && position(w) <= top) {
-        in[static_cast<std::size_t>(w)] = 1;
+      if (!seen(w) && position(w) <= top) {
+        m_mark[static_cast<std::size_t>(w)] = stamp;
         stack.push_back(w);
       }
     if (extra != nullptr)
       for (const auto& [a, w] : *extra)
-        if (a == c && !in[static_cast<std::size_t>(w)] && position(w) <= top) {
-          in[static_cast<std::size_t>(w)] = 1;
+        if (a == c && !seen(w) && position(w) <= top) {
+          m_mark[static_cast<std::size_t>(w)] = stamp;
           stack.push_back(w);
         }
   }
@@ -99,18 +105,27 @@ int ChannelList::enable(int u, int v) {
     throw std::invalid_argument(fmt::format("channel list: turn {} -> {} out of range", u, v));
   const auto moved = channels_to_move(u, v);
   if (!moved) return -1;
+  Undo* undo = nullptr;
+  if (!m_trials.empty()) {
+    undo = &m_journal.emplace_back();
+    undo->u = u;
+  }
   if (!moved->empty()) {
     // The window [pos v, pos u]: the channels that stay keep their order at
     // the bottom, the moved ones follow in their order, just above u.
+    // channels_to_move left exactly the moved channels marked with the
+    // current stamp (its search ran to the end without meeting u).
     const int lo = position(v), hi = position(u);
-    std::vector<char> moving(m_pos.size(), 0);
-    for (int c : *moved) moving[static_cast<std::size_t>(c)] = 1;
-    std::vector<int> window;
-    window.reserve(static_cast<std::size_t>(hi - lo + 1));
+    auto moving = [&](int c) { return m_mark[static_cast<std::size_t>(c)] == m_stamp; };
+    std::vector<int>& window = m_window;
+    window.clear();
     for (int i = lo; i <= hi; ++i)
-      if (!moving[static_cast<std::size_t>(m_order[static_cast<std::size_t>(i)])])
-        window.push_back(m_order[static_cast<std::size_t>(i)]);
+      if (!moving(m_order[static_cast<std::size_t>(i)])) window.push_back(m_order[static_cast<std::size_t>(i)]);
     window.insert(window.end(), moved->begin(), moved->end());
+    if (undo != nullptr) {
+      undo->lo = lo;
+      undo->old.assign(m_order.begin() + lo, m_order.begin() + hi + 1);
+    }
     for (int i = lo; i <= hi; ++i) {
       const int c = window[static_cast<std::size_t>(i - lo)];
       m_order[static_cast<std::size_t>(i)] = c;
@@ -120,11 +135,37 @@ int ChannelList::enable(int u, int v) {
   if (!has_dependency(u, v)) {
     m_succ[static_cast<std::size_t>(u)].push_back(v);
     ++m_edges;
+    if (undo != nullptr) undo->added = true;
   }
   return static_cast<int>(moved->size());
 }
 
+std::size_t ChannelList::begin_trial() {
+  m_trials.push_back(m_journal.size());
+  return m_journal.size();
+}
+
+void ChannelList::rollback(std::size_t mark) {
+  if (m_trials.empty() || m_trials.back() != mark)
+    throw std::logic_error("channel list: rollback of a trial that is not the innermost open one");
+  while (m_journal.size() > mark) {
+    Undo& undo = m_journal.back();
+    if (undo.added) {
+      m_succ[static_cast<std::size_t>(undo.u)].pop_back();
+      --m_edges;
+    }
+    for (std::size_t i = 0; i < undo.old.size(); ++i) {
+      const auto at = static_cast<std::size_t>(undo.lo) + i;
+      m_order[at] = undo.old[i];
+      m_pos[static_cast<std::size_t>(undo.old[i])] = static_cast<int>(at);
+    }
+    m_journal.pop_back();
+  }
+  m_trials.pop_back();
+}
+
 void ChannelList::remove_dependency(int u, int v) {
+  if (!m_trials.empty()) throw std::logic_error("channel list: remove_dependency inside a trial");
   auto& s = m_succ[static_cast<std::size_t>(u)];
   const auto it = std::find(s.begin(), s.end(), v);
   if (it == s.end()) return;

@@ -20,6 +20,8 @@ namespace ftsim::routing::dqr {
 /// inequality per dependency; the paper's linear-programming objective is
 /// not given, notes Q1). Dependencies are only ever added (section III), so
 /// the union of old and new dependencies stays acyclic.
+/// Not safe for concurrent use, even through const methods (they share a
+/// scratch marking array); copies are independent.
 class ChannelList {
  public:
   /// `deps`: initial dependencies (u, v), each id in 0..channels-1;
@@ -60,8 +62,20 @@ class ChannelList {
   /// Forgets the dependency u -> v (no-op when absent). The order stays
   /// valid: removing a dependency never makes another point downwards. Used
   /// to undo a tentative enable (LASH's layer trial); DQR itself never
-  /// removes dependencies (section III).
+  /// removes dependencies (section III). Throws std::logic_error inside a
+  /// trial (begin_trial).
   void remove_dependency(int u, int v);
+
+  /// Opens a trial: every enable() from now on is journaled so that
+  /// rollback() can undo it, at the cost of the moved window (no copy of the
+  /// list). Trials nest; returns the mark to pass to the matching rollback().
+  /// Used by DQR's path search to check a path's turns together without
+  /// copying the list per label (section IV-A design choice 2).
+  std::size_t begin_trial();
+  /// Undoes every enable() since `mark` (newest first) and closes the trial
+  /// opened by the begin_trial() that returned it. Throws std::logic_error
+  /// when no trial is open or the mark is not the innermost one.
+  void rollback(std::size_t mark);
 
   /// True when every recorded dependency points upwards and the order is a
   /// permutation of the channels (checked from scratch, O(channels + deps)).
@@ -72,6 +86,21 @@ class ChannelList {
   std::vector<int> m_pos;                ///< channel -> index
   std::vector<int> m_order;              ///< index -> channel
   std::size_t m_edges = 0;
+  /// One journaled enable(): the window [lo, lo + old.size()) of m_order
+  /// before it, and whether it recorded u's newest dependency.
+  struct Undo {
+    int lo = 0;
+    std::vector<int> old;
+    int u = -1;
+    bool added = false;
+  };
+  std::vector<Undo> m_journal;
+  /// channels_to_move's visited marks: channel c is marked when
+  /// m_mark[c] == m_stamp (a new stamp per call instead of clearing).
+  mutable std::vector<std::uint32_t> m_mark;
+  mutable std::uint32_t m_stamp = 0;
+  std::vector<int> m_window;          ///< enable()'s scratch
+  std::vector<std::size_t> m_trials;  ///< open trials' marks, innermost last
 };
 
 }  // namespace ftsim::routing::dqr

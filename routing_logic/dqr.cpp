@@ -28,6 +28,19 @@ struct Engine::DestState {
 
 namespace {
 
+/// A ChannelList trial undone when the scope ends.
+class ListTrial {
+ public:
+  explicit ListTrial(ChannelList& list) : m_list(list), m_mark(list.begin_trial()) {}
+  ~ListTrial() { m_list.rollback(m_mark); }
+  ListTrial(const ListTrial&) = delete;
+  ListTrial& operator=(const ListTrial&) = delete;
+
+ private:
+  ChannelList& m_list;
+  std::size_t m_mark;
+};
+
 const std::vector<std::pair<std::string, Options>>& variant_table() {
   static const std::vector<std::pair<std::string, Options>> table = [] {
     std::vector<std::pair<std::string, Options>> t;
@@ -359,6 +372,10 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       Found best;
       int best_end = -1;
       std::vector<std::pair<int, int>> best_merge;  // the merge's new turns
+      // The label whose turns m_list carries (in a trial) while its
+      // successors are checked, or -1: enabled once per expansion, not once
+      // per successor.
+      int prepared = -1;
       auto on_path = [&](int c, RouterId x) {
         for (int k = c; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
           if (tail(k) == x) return true;
@@ -374,13 +391,16 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         // updated with each turn of this step. While every turn so far is
         // legal the order is unchanged and they ride along as extra
         // dependencies (they can still close a cycle with a later illegal
-        // turn); the list is copied once a turn reorders it.
-        std::optional<ChannelList> local;
+        // turn); once a turn reorders the list they are enabled in m_list
+        // itself inside a trial, rolled back before returning.
+        const ListTrial trial(m_list);
+        bool applied = false;  // m_list carries the path's earlier turns
         std::vector<std::pair<int, int>> extra;
         if (whole && l != nullptr) {
           if (l->moved) {
-            local = m_list;
-            for (const auto& [u, v] : l->turns) local->enable(u, v);
+            if (from != prepared)
+              for (const auto& [u, v] : l->turns) m_list.enable(u, v);
+            applied = true;
           } else {
             extra = l->turns;
           }
@@ -391,26 +411,25 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
         double cost = 0;
         for (std::size_t i = 0; i < need.size(); ++i) {
           const auto [u, v] = need[i];
-          const ChannelList& now = local ? *local : m_list;
-          if (now.has_dependency(u, v) || (!local && in_extra(u, v))) continue;
-          const bool legal = now.legal(u, v);
+          if (m_list.has_dependency(u, v) || (!applied && in_extra(u, v))) continue;
+          const bool legal = m_list.legal(u, v);
           if (legal) {
             cost += opt.legal_new;
-          } else if (now.channels_to_move(u, v, local ? nullptr : &extra).has_value()) {
+          } else if (m_list.channels_to_move(u, v, applied ? nullptr : &extra).has_value()) {
             cost += opt.enable_cost;
             moves = true;
           } else {
             return kInf;
           }
           if (whole && i + 1 < need.size()) {
-            if (legal && !local) {
+            if (legal && !applied) {
               extra.emplace_back(u, v);
             } else {
-              if (!local) {
-                local = m_list;
-                for (const auto& [a, b] : extra) local->enable(a, b);
+              if (!applied) {
+                for (const auto& [a, b] : extra) m_list.enable(a, b);
+                applied = true;
               }
-              local->enable(u, v);
+              m_list.enable(u, v);
             }
           }
         }
@@ -462,6 +481,13 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
           best.merges = false;
           best_merge.clear();
           continue;
+        }
+        std::optional<ListTrial> prepared_trial;
+        prepared = -1;
+        if (opt.check == Check::kWholePath && lc.moved) {
+          prepared_trial.emplace(m_list);
+          for (const auto& [u, v] : lc.turns) m_list.enable(u, v);
+          prepared = c;
         }
         if (st.status[static_cast<std::size_t>(x)] == 1) {
           // Merge into x's intact route: the turn into its entry, and in
@@ -576,7 +602,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
             const int g = layered(base_of(f), layer);
             if (std::find(fy_moved.begin(), fy_moved.end(), g) == fy_moved.end()) fy_moved.push_back(g);
           }
-          ChannelList saved = m_list;
+          const std::size_t mark = m_list.begin_trial();
           bool ok = true;
           for (const auto& [u, v] : pre)
             if (!m_list.has_dependency(u, v) && m_list.enable(u, v) < 0) {
@@ -591,7 +617,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
               move_to = layer;
             }
           }
-          m_list = std::move(saved);
+          m_list.rollback(mark);
         }
         if (move_to >= 0)
           for (RouterId z : subtree)

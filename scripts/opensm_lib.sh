@@ -39,10 +39,14 @@ osm_run() {
 }
 
 # osm_start DIR [opensm args]: osm_run in the background, its process id
-# (opensm itself) added to PIDS.
+# (opensm itself) added to PIDS. A previous run's log and dumps in DIR are
+# removed first: OpenSM appends to its log, and osm_wait_up counts the
+# "SUBNET UP" lines in it (a stale line made a re-run copy the last run's
+# rerouted dump as the initial tables).
 osm_start() {
   local dir=$1; shift
   mkdir -p "$dir"
+  rm -f "$dir/opensm.log" "$dir"/opensm-*.dump "$dir"/opensm-*.lst "$dir/guid2lid"
   (cd "$dir" && OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir LD_PRELOAD=$UMAD \
      exec opensm -F /dev/null -D "${OSM_DEBUG:-0x43}" -d 2 -f "$dir/opensm.log" --dump_files_dir "$dir" -s 0 "$@" \
      > "$dir/stdout.txt" 2>&1) &

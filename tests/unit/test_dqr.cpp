@@ -135,6 +135,58 @@ TEST(ChannelList, RandomGraphsRefuseExactlyTheTurnsThatCloseACycle) {
   EXPECT_GT(moved, 10);
 }
 
+TEST(ChannelList, ATrialRollsBackToTheExactListItStartedFrom) {
+  // Random DAGs as above; inside nested trials random turns are enabled
+  // (some move channels, some are refused). Each rollback must restore the
+  // order and the dependency set saved (by copy) when its trial began, and
+  // refusals inside a trial must agree with the brute-force cycle check.
+  std::mt19937 rng(11);
+  int moved_in_trials = 0;
+  for (int round = 0; round < 40; ++round) {
+    const int n = 4 + static_cast<int>(rng() % 9);
+    Edges deps;
+    for (int k = 0; k < n; ++k) {
+      const int a = static_cast<int>(rng() % n), b = static_cast<int>(rng() % n);
+      if (a < b) deps.emplace_back(a, b);
+    }
+    ChannelList cl(n, deps);
+    const ChannelList outer_copy = cl;
+    const std::size_t outer = cl.begin_trial();
+    Edges with = deps;
+    for (int step = 0; step < 4; ++step) {
+      const int u = static_cast<int>(rng() % n), v = static_cast<int>(rng() % n);
+      Edges try_with = with;
+      try_with.emplace_back(u, v);
+      const int t = cl.enable(u, v);
+      EXPECT_EQ(t == -1, u == v || cyclic(n, try_with));
+      if (t >= 0) with = try_with;
+      moved_in_trials += t > 0;
+    }
+    const ChannelList inner_copy = cl;
+    const std::size_t inner = cl.begin_trial();
+    for (int step = 0; step < 4; ++step) {
+      const int t = cl.enable(static_cast<int>(rng() % n), static_cast<int>(rng() % n));
+      moved_in_trials += t > 0;
+    }
+    EXPECT_THROW(cl.rollback(outer), std::logic_error);  // not the innermost trial
+    EXPECT_THROW(cl.remove_dependency(0, 1), std::logic_error);
+    cl.rollback(inner);
+    EXPECT_EQ(cl.order(), inner_copy.order());
+    EXPECT_EQ(cl.num_dependencies(), inner_copy.num_dependencies());
+    cl.rollback(outer);
+    EXPECT_EQ(cl.order(), outer_copy.order());
+    EXPECT_EQ(cl.num_dependencies(), outer_copy.num_dependencies());
+    ASSERT_TRUE(cl.valid());
+    for (int u = 0; u < n; ++u)
+      for (int v = 0; v < n; ++v) {
+        EXPECT_EQ(cl.has_dependency(u, v), outer_copy.has_dependency(u, v)) << u << " -> " << v;
+        EXPECT_EQ(cl.position(u), outer_copy.position(u));
+      }
+    EXPECT_THROW(cl.rollback(outer), std::logic_error);  // already closed
+  }
+  EXPECT_GT(moved_in_trials, 20);  // the rollbacks undid real moves
+}
+
 // --- OpenSM forwarding tables ----------------------------------------------
 
 namespace {
