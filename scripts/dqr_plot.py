@@ -5,7 +5,9 @@ Usage: scripts/dqr_plot.py [--metric NAME] [--variants V,V] --out FILE.png RESUL
 
 One line per (topology, variant): the metric (a field of each point, default
 success_probability) against the number of link faults. With several files
-(e.g. the mesh plug-in on 5x5..20x20) the legend names the topology.
+(e.g. the mesh plug-in on 5x5..20x20) the legend names the topology; then a
+variant keeps its colour across files and each file gets its own point
+shape and dash pattern, so sixteen curves stay tellable apart.
 """
 import argparse
 import json
@@ -31,10 +33,11 @@ def main():
     a = ap.parse_args()
     keep = set(v for v in a.variants.split(",") if v)
     dat = os.path.splitext(a.out)[0] + ".dat"
-    series = []
+    series = []  # (label, variant index, file index)
+    variant_index = {}
     runs = "?"
     with open(dat, "w") as out:
-        for f in a.files:
+        for file_index, f in enumerate(a.files):
             with open(f) as fh:
                 j = json.load(fh)
             runs = j.get("runs", runs)
@@ -50,9 +53,14 @@ def main():
                 for p in pts:
                     out.write(f'{p["faults"]} {p[a.metric] * scale:.6g}\n')
                 out.write("\n\n")
-                series.append(label)
+                series.append((label, variant_index.setdefault(v["variant"], len(variant_index)), file_index))
+    if len(a.files) == 1:
+        styles = [f"pt {i % 12 + 1}" for i in range(len(series))]
+    else:
+        styles = [f"lc {v % 8 + 1} pt {(f * 3) % 12 + 1} dt {f % 5 + 1}" for _, v, f in series]
     plots = ", ".join(
-        f"'{dat}' index {i} using 1:2 with linespoints pt {i % 12 + 1} ps 0.8 title '{t}'" for i, t in enumerate(series))
+        f"'{dat}' index {i} using 1:2 with linespoints {styles[i]} ps 0.8 title '{t}'"
+        for i, (t, _, _) in enumerate(series))
     many = len(series) > 4  # a legend inside would cover the curves
     script = f"""set terminal pngcairo size {1000 if many else 800},520 font ',10'
 set output '{a.out}'
