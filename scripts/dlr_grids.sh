@@ -5,7 +5,8 @@
 # point (the paper: 500). Resumable: re-running with a larger RUNS keeps the
 # finished runs and adds the new draws (the replication axis is the slowest).
 # Usage: scripts/dlr_grids.sh [RUNS] [OUTDIR] [JOBS]   (default 20 results 1)
-# Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc})
+# Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc}; discards and
+# adlr-deadlock tables too when those folders exist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Throughput tables of docs/reproduction/fat-tree-dlr.md from the
-dlr-{ddlr,adlr,ddrc}-throughput sweeps, and their plots.
+dlr-{ddlr,adlr,ddrc}-throughput sweeps, and their plots; the discard and
+ADLR-deadlock tables too when PREFIX-discards and PREFIX-adlr-deadlock exist.
 
 usage: scripts/dlr_report.py PREFIX [IMG_DIR]
 reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 (the folders of `ftsim sweep experiments/dlr-$m-throughput-sweep.yaml --out
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
-accepted too); with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
+accepted too); PREFIX-discards/run_*/stats.json and
+PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
 through scripts/plot_sweep.py (temporary files in a private directory).
 """
 import csv
+import glob
+import json
 import math
 import os
 import subprocess
@@ -27,15 +31,85 @@ def results_csv(prefix, m):
     sys.exit(f'dlr_report: no {prefix}-{m}/results.csv (run the sweep with --out {prefix}-{m})')
 
 
-def mean_se(xs):
+def mean_se(xs, digits=3):
     """'mean ± standard error' (sample standard deviation / sqrt(n)); the
     mean alone for one run."""
     n = len(xs)
     mean = sum(xs) / n
     if n < 2:
-        return f'{mean:.3f}'
+        return f'{mean:,.{digits}f}'
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    return f'{mean:.3f} ± {sd / math.sqrt(n):.3f}'
+    return f'{mean:,.{digits}f} ± {sd / math.sqrt(n):,.{digits}f}'
+
+
+def stats_of(folder):
+    """Every run's stats.json of a sweep folder (runs that did not finish are skipped)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, 'run_*', 'stats.json'))):
+        with open(path) as f:
+            out.append(json.load(f))
+    return out
+
+
+def discards_table(folder):
+    """Section IX's packets discarded per link fault: one row per routing x
+    DDRC on/off, plus the paper's analytical DDRC loss (the link's packet rate,
+    measured by the no-reconfiguration reference, times the distribution time)."""
+    rows = defaultdict(dict)  # (routing, ddrc) -> seed -> stats
+    for j in stats_of(folder):
+        c = j['config']
+        rows[(c['routing'], bool(c['ddrc']['enabled']))][c['faults']['random_seed']] = j
+    if not rows:
+        return
+    names = [(('ddlr', False), 'DDLR'), (('adlr', False), 'ADLR'), (('ddlr', True), 'DDLR + DDRC (hybrid)'),
+             (('adlr', True), 'ADLR + DDRC (hybrid)'), (('updown-det', True), 'DDRC, simulated'),
+             (('updown-det', False), 'up/down with no reconfiguration (reference)')]
+    runs = sorted({len(v) for v in rows.values()})
+    print(f'\n{folder}: packets lost per link fault, {runs[0]}..{runs[-1]} fault draws per row\n')
+    print('| mechanism | packets lost per fault | of which on the link / no route / discarded | accepted load |')
+    print('|---|---|---|---|')
+    for key, name in names:
+        v = list(rows.get(key, {}).values())
+        if not v:
+            continue
+        lost = [j['packets']['dropped'] for j in v]
+        reason = lambda r: sum(j['dropped_by_reason'][r] for j in v) / len(v)
+        print(f'| {name} | {mean_se(lost, 1)} ({min(lost)}..{max(lost)}) | '
+              f'{reason("link_failure"):.1f} / {reason("no_route"):.0f} / {reason("reroute_discarded"):.0f} | '
+              f'{sum(j["accepted_load"] for j in v) / len(v):.3f} |')
+    ref, ddrc = rows.get(('updown-det', False), {}), rows.get(('updown-det', True), {})
+    seeds = sorted(set(ref) & set(ddrc))
+    if seeds:
+        ratios, analytical = [], []
+        for s in seeds:
+            c = ref[s]['config']
+            after = ref[s]['cycles'] - c['faults']['random_at'] - c['faults']['detection_delay']
+            a = ref[s]['dropped_by_reason']['no_route'] / after * c['ddrc']['distribution_cycles']
+            analytical.append(a)
+            ratios.append(ddrc[s]['packets']['dropped'] / a if a else float('nan'))
+        print(f'\nDDRC analytical (reference row\'s no-route rate x distribution cycles): '
+              f'{sum(analytical) / len(analytical):,.0f}; simulated / analytical per draw '
+              f'{min(ratios):.3f}..{max(ratios):.3f} over {len(seeds)} draws')
+
+
+def deadlock_table(folder):
+    """Section IX's ADLR deadlock probability beyond k-1 faults, with the rule
+    of three (3/runs) as the 95% upper bound when no run deadlocked."""
+    by_faults = defaultdict(list)
+    for j in stats_of(folder):
+        by_faults[j['config']['faults']['random_links']].append(j)
+    if not by_faults:
+        return
+    cycles = sorted({j['config']['sim']['warmup_cycles'] + j['config']['sim']['measure_cycles']
+                     for v in by_faults.values() for j in v})
+    print(f'\n{folder}: ADLR deadlock, runs of {cycles[-1]:,} cycles\n')
+    print('| faults | runs | deadlocked | probability (95% upper bound) | accepted load |')
+    print('|---|---|---|---|---|')
+    for f in sorted(by_faults):
+        v = by_faults[f]
+        dl = sum(1 for j in v if j['deadlock'])
+        p = f'{dl / len(v):.3f}' if dl else f'0 (< {3 / len(v):.2f})'
+        print(f'| {f} | {len(v)} | {dl} | {p} | {sum(j["accepted_load"] for j in v) / len(v):.3f} |')
 
 
 def main():
@@ -82,6 +156,9 @@ def main():
                                 f'{img}/dlr-throughput-{tag}.png', 'faults.random_links', 'accepted_load',
                                 f'{topo}, offered {load} flits/node/cycle', 'accepted load (flits/node/cycle)'] + sel,
                                check=True)
+    for folder, table in ((f'{prefix}-discards', discards_table), (f'{prefix}-adlr-deadlock', deadlock_table)):
+        if os.path.isdir(folder):
+            table(folder)
 
 
 if __name__ == '__main__':
