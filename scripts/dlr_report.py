@@ -9,7 +9,7 @@ reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
 accepted too); PREFIX-discards/run_*/stats.json and
 PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
-through scripts/plot_sweep.py (temporary files in a private directory).
+through scripts/plot_sweep.py --error-bars (± standard error; temporary files in a private directory).
 """
 import csv
 import glob
@@ -152,7 +152,7 @@ def main():
                         w.writeheader()
                         w.writerows(rows)
                     sel.append(f'{m.upper()}={path}')
-                subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), 'plot_sweep.py'),
+                subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), 'plot_sweep.py'), '--error-bars',
                                 f'{img}/dlr-throughput-{tag}.png', 'faults.random_links', 'accepted_load',
                                 f'{topo}, offered {load} flits/node/cycle', 'accepted load (flits/node/cycle)'] + sel,
                                check=True)

@@ -2,8 +2,11 @@
 """Plots one column of `ftsim sweep` results.csv files against another with
 gnuplot, one line per series (averaging the runs that share x and series).
 
-usage: scripts/plot_sweep.py OUT.png X_COLUMN Y_COLUMN "TITLE" "Y LABEL" \
+usage: scripts/plot_sweep.py [--error-bars] OUT.png X_COLUMN Y_COLUMN "TITLE" "Y LABEL" \
            LABEL=CSV[:SERIES_COLUMN[=VALUE]] ...
+
+--error-bars draws each point's standard error of the mean (sample standard
+deviation / sqrt(runs)) as a vertical bar; points of one run get none.
 
 Each LABEL=CSV argument adds the rows of CSV; with :SERIES_COLUMN the rows
 split into one line per value of that column (LABEL is then a prefix), with
@@ -11,19 +14,32 @@ split into one line per value of that column (LABEL is then a prefix), with
 Rows with a non-zero exit_code are skipped and counted on stderr.
 """
 import csv
+import math
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
 
 
+def standard_error(ys):
+    """Sample standard deviation / sqrt(n); 0 for one value."""
+    n = len(ys)
+    if n < 2:
+        return 0.0
+    mean = sum(ys) / n
+    return math.sqrt(sum((y - mean) ** 2 for y in ys) / (n - 1) / n)
+
+
 def main():
-    if len(sys.argv) < 7:
+    args = sys.argv[1:]
+    error_bars = '--error-bars' in args
+    args = [a for a in args if a != '--error-bars']
+    if len(args) < 6:
         sys.exit(__doc__)
-    out, xcol, ycol, title, ylabel = sys.argv[1:6]
+    out, xcol, ycol, title, ylabel = args[:5]
     series = defaultdict(lambda: defaultdict(list))
     skipped = 0
-    for spec in sys.argv[6:]:
+    for spec in args[5:]:
         label, rest = spec.split('=', 1)
         path, _, sel = rest.partition(':')
         col, _, want = sel.partition('=')
@@ -43,9 +59,10 @@ def main():
             d.write(f'# {name}\n')
             for x in sorted(pts):
                 ys = pts[x]
-                d.write(f'{x} {sum(ys) / len(ys)}\n')
+                d.write(f'{x} {sum(ys) / len(ys)} {standard_error(ys)}\n')
             d.write('\n\n')
-            plots.append(f"'{d.name}' index {i} using 1:2 with linespoints title '{name}'")
+            style = "using 1:2:3 with yerrorlines" if error_bars else "using 1:2 with linespoints"
+            plots.append(f"'{d.name}' index {i} {style} title '{name}'")
     gp = (f"set terminal pngcairo size 900,600 noenhanced\nset output '{out}'\nset grid\nset key outside right\n"
           f"set title '{title}'\nset xlabel '{xcol}'\nset ylabel '{ylabel}'\nplot " + ', '.join(plots) + '\n')
     subprocess.run(['gnuplot'], input=gp.encode(), check=True)
