@@ -8,18 +8,20 @@ reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 (the folders of `ftsim sweep experiments/dlr-$m-throughput-sweep.yaml --out
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
 accepted too); PREFIX-discards/run_*/stats.json and
-PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes IMG_DIR/dlr-throughput-K-ary-N-LOAD.png
-through scripts/plot_sweep.py --error-bars (± standard error; temporary files in a private directory).
+PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes
+IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
+--error-bars (± standard error; temporary files in a private directory).
 """
 import csv
 import glob
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+
+from plot_sweep import standard_error  # scripts/ is on the path of a script run from it
 
 MECHS = ['ddlr', 'adlr', 'ddrc']
 
@@ -34,12 +36,10 @@ def results_csv(prefix, m):
 def mean_se(xs, digits=3):
     """'mean ± standard error' (sample standard deviation / sqrt(n)); the
     mean alone for one run."""
-    n = len(xs)
-    mean = sum(xs) / n
-    if n < 2:
+    mean = sum(xs) / len(xs)
+    if len(xs) < 2:
         return f'{mean:,.{digits}f}'
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    return f'{mean:,.{digits}f} ± {sd / math.sqrt(n):,.{digits}f}'
+    return f'{mean:,.{digits}f} ± {standard_error(xs):,.{digits}f}'
 
 
 def stats_of(folder):
