@@ -3,7 +3,7 @@
 dlr-{ddlr,adlr,ddrc}-throughput sweeps, and their plots; the discard and
 ADLR-deadlock tables too when PREFIX-discards and PREFIX-adlr-deadlock exist.
 
-usage: scripts/dlr_report.py PREFIX [IMG_DIR]
+usage: scripts/dlr_report.py PREFIX [IMG_DIR] [--draws N]
 reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 (the folders of `ftsim sweep experiments/dlr-$m-throughput-sweep.yaml --out
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
@@ -11,7 +11,11 @@ accepted too); PREFIX-discards/run_*/stats.json and
 PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes
 IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
 --error-bars (± standard error; temporary files in a private directory).
+--draws N keeps the throughput runs of fault draws (faults.random_seed) 1..N
+only: the report of a grid stopped part-way through a draw, with the same
+draws at every point. The run count of each mechanism is printed.
 """
+import argparse
 import csv
 import glob
 import json
@@ -112,22 +116,36 @@ def deadlock_table(folder):
         print(f'| {f} | {len(v)} | {dl} | {p} | {sum(j["accepted_load"] for j in v) / len(v):.3f} |')
 
 
+def sweep_rows(prefix, m, draws):
+    """The rows of a throughput sweep's results.csv, fault draws 1..draws only when given."""
+    rows = list(csv.DictReader(open(results_csv(prefix, m))))
+    if draws is not None:
+        rows = [r for r in rows if int(r['faults.random_seed']) <= draws]
+    return rows
+
+
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    prefix = sys.argv[1]
-    img = sys.argv[2] if len(sys.argv) > 2 else None
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('prefix', help='PREFIX of the PREFIX-{ddlr,adlr,ddrc} sweep folders')
+    ap.add_argument('img', nargs='?', help='folder for the plots')
+    ap.add_argument('--draws', type=int, metavar='N', help='keep fault draws 1..N only (N >= 1)')
+    args = ap.parse_args()
+    if args.draws is not None and args.draws < 1:
+        ap.error(f'--draws must be at least 1 (got {args.draws})')
+    prefix, img = args.prefix, args.img
     tmp = tempfile.TemporaryDirectory(prefix='dlr-report-')
     data = defaultdict(list)
     for m in MECHS:
-        for r in csv.DictReader(open(results_csv(prefix, m))):
+        for r in sweep_rows(prefix, m, args.draws):
             if r['exit_code'] != '0':
                 continue
             data[(r['topology'], r['traffic.load'], m, int(r['faults.random_links']))].append(
                 (float(r['accepted_load']), int(r['deadlock'] in ('1', 'true', 'True'))))
-    counts = sorted({len(v) for v in data.values()})
-    print(f'runs per point: {counts[0]}' + (f'..{counts[-1]}' if counts[-1] != counts[0] else '') +
-          '; cells: mean accepted load ± its standard error (sample sd / sqrt(runs))')
+    for m in MECHS:
+        counts = sorted({len(v) for k, v in data.items() if k[2] == m})
+        if counts:
+            print(f'{m.upper()}: runs per point {counts[0]}' + (f'..{counts[-1]}' if counts[-1] != counts[0] else ''))
+    print('cells: mean accepted load ± its standard error (sample sd / sqrt(runs))')
     for topo in sorted({k[0] for k in data}, reverse=True):
         faults = sorted({k[3] for k in data if k[0] == topo})
         print(f'\n{topo}\n\n| load | mechanism | ' + ' | '.join(str(f) for f in faults) + ' |')
@@ -145,7 +163,7 @@ def main():
                 sel = []
                 for m in MECHS:
                     path = os.path.join(tmp.name, f'{m}.csv')
-                    rows = [r for r in csv.DictReader(open(results_csv(prefix, m)))
+                    rows = [r for r in sweep_rows(prefix, m, args.draws)
                             if r['topology'] == topo and r['traffic.load'] == load]
                     with open(path, 'w') as f:
                         w = csv.DictWriter(f, fieldnames=rows[0].keys())

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""scripts/dlr_report.py on a hand-made sweep tree: the table cells are the
+mean ± standard error derived by hand, and --draws keeps fault draws 1..N."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts', 'dlr_report.py')
+FIELDS = ['run', 'topology', 'traffic.load', 'faults.random_links', 'faults.random_seed', 'exit_code',
+          'accepted_load', 'deadlock']
+
+
+def write_sweep(folder, rows):
+    os.makedirs(folder)
+    with open(os.path.join(folder, 'results.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(FIELDS)
+        for i, (faults, seed, accepted, deadlock) in enumerate(rows):
+            w.writerow([i, 'kary-ntree:4,3', '0.7', faults, seed, 0, accepted, 'true' if deadlock else 'false'])
+
+
+class DlrReport(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        prefix = os.path.join(self.tmp.name, 'dlr')
+        # DDLR, 1 fault: draws 0.5, 0.6, 0.7 -> mean 0.6, sd 0.1, SE 0.1/sqrt(3) = 0.0577;
+        # draws 1..2: 0.5, 0.6 -> mean 0.55, sd 0.0707, SE 0.05.
+        write_sweep(prefix + '-ddlr', [(0, s, 0.62, False) for s in (1, 2, 3)] +
+                    [(1, 1, 0.5, False), (1, 2, 0.6, False), (1, 3, 0.7, False)])
+        # ADLR, 1 fault: the third draw deadlocks (accepted 0.1): mean 0.4, deviations
+        # 0.2, 0.1, -0.3, sample variance 0.14 / 2 = 0.07, SE sqrt(0.07 / 3) = 0.1528.
+        write_sweep(prefix + '-adlr', [(0, s, 0.58, False) for s in (1, 2, 3)] +
+                    [(1, 1, 0.6, False), (1, 2, 0.5, False), (1, 3, 0.1, True)])
+        write_sweep(prefix + '-ddrc', [(0, s, 0.62, False) for s in (1, 2, 3)] +
+                    [(1, s, 0.47, False) for s in (1, 2, 3)])
+        self.prefix = prefix
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def report(self, *extra):
+        out = subprocess.run([sys.executable, SCRIPT, self.prefix, *extra], capture_output=True, text=True)
+        return out.returncode, out.stdout + out.stderr
+
+    def row(self, text, mech):
+        return next(line for line in text.splitlines() if line.startswith(f'| 0.7 | {mech} |'))
+
+    def test_all_draws(self):
+        rc, text = self.report()
+        self.assertEqual(rc, 0, text)
+        self.assertIn('DDLR: runs per point 3', text)
+        self.assertEqual(self.row(text, 'DDLR'), '| 0.7 | DDLR | 0.620 ± 0.000 | 0.600 ± 0.058 |')
+        self.assertEqual(self.row(text, 'ADLR'), '| 0.7 | ADLR | 0.580 ± 0.000 | 0.400 ± 0.153 (1 dl) |')
+        self.assertEqual(self.row(text, 'DDRC'), '| 0.7 | DDRC | 0.620 ± 0.000 | 0.470 ± 0.000 |')
+
+    def test_first_draws_only(self):
+        rc, text = self.report('--draws', '2')
+        self.assertEqual(rc, 0, text)
+        self.assertIn('ADLR: runs per point 2', text)
+        self.assertEqual(self.row(text, 'DDLR'), '| 0.7 | DDLR | 0.620 ± 0.000 | 0.550 ± 0.050 |')
+        self.assertEqual(self.row(text, 'ADLR'), '| 0.7 | ADLR | 0.580 ± 0.000 | 0.550 ± 0.050 |')
+
+    def test_draws_below_one_is_an_error_that_names_the_option(self):
+        rc, text = self.report('--draws', '0')
+        self.assertNotEqual(rc, 0)
+        self.assertIn('--draws must be at least 1', text)
+
+    def test_missing_sweep_folder_names_it(self):
+        out = subprocess.run([sys.executable, SCRIPT, self.prefix + 'x'], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn(f'no {self.prefix}x-ddlr/results.csv', out.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
