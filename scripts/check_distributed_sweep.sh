@@ -33,6 +33,12 @@ grep -q "collected 4 of 6 points (0 failed, 2 not finished)" collect.err || fail
 [[ $(grep -c ',not_run,' tasks/results.csv) == 2 ]] || fail "partial results.csv should mark 2 points not_run"
 for i in 2 3; do "$ftsim" sweep small.yaml --out tasks --tasks 4 --task-id $i --quiet; done
 "$ftsim" sweep small.yaml --collect tasks --quiet >/dev/null
+# An array task resuming runs of another configuration stops before running.
+if SLURM_ARRAY_TASK_ID=0 "$ftsim" sweep small.yaml --out tasks --tasks 4 --resume --quiet \
+  --set sim.measure_cycles=777 2> task-mismatch.log; then
+  fail "array task --resume accepted runs of another configuration"
+fi
+grep -q "777 in this sweep" task-mismatch.log || fail "task mismatch: $(cat task-mismatch.log)"
 dirs=(local tasks)
 
 if "$ftsim" --version | grep -q "MPI sweep backend on"; then
@@ -45,6 +51,13 @@ if "$ftsim" --version | grep -q "MPI sweep backend on"; then
   "${mpi[@]}" "$ftsim" sweep small.yaml --out mpi --quiet --resume >/dev/null
   [[ -f mpi/run_0003/stats.json ]] || fail "MPI --resume did not rerun run_0003"
   [[ $(stat -c %Y mpi/run_0000/stats.json) == $(date -d '2000-01-01' +%s) ]] || fail "MPI --resume reran a finished point"
+  # --resume under another configuration: every rank stops, nothing runs.
+  if timeout 60 "${mpi[@]}" "$ftsim" sweep small.yaml --out mpi --quiet --resume --set sim.measure_cycles=777 \
+    > mpi-mismatch.log 2>&1; then
+    fail "MPI --resume accepted runs of another configuration"
+  fi
+  grep -q "sim.measure_cycles is .* there, 777 in this sweep" mpi-mismatch.log || fail "MPI mismatch: $(cat mpi-mismatch.log)"
+  [[ $(stat -c %Y mpi/run_0000/stats.json) == $(date -d '2000-01-01' +%s) ]] || fail "MPI mismatch rewrote a run"
 else
   echo "check_distributed_sweep: ftsim built without MPI; MPI part skipped"
 fi

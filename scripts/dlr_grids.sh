@@ -5,6 +5,9 @@
 # point (the paper: 500). Resumable: re-running with a larger RUNS keeps the
 # finished runs and adds the new draws (the replication axis is the slowest).
 # Usage: scripts/dlr_grids.sh [RUNS] [OUTDIR] [JOBS]   (default 20 results 1)
+# DLR_SWEEPS="ddlr ddrc" runs those sweeps only (default: discards
+# adlr-deadlock ddlr adlr ddrc); FTSIM=path picks the binary (a copy, so that
+# rebuilding does not change a long grid's binary).
 # Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc}; discards and
 # adlr-deadlock tables too when those folders exist)
 set -euo pipefail
@@ -13,7 +16,17 @@ runs=${1:-20}
 out=${2:-results}
 jobs=${3:-1}
 ftsim=${FTSIM:-./build/ftsim}
-for sweep in discards adlr-deadlock ddlr adlr ddrc; do
+sweeps=${DLR_SWEEPS:-discards adlr-deadlock ddlr adlr ddrc}
+for sweep in $sweeps; do
+  case $sweep in
+    discards | adlr-deadlock | ddlr | adlr | ddrc) ;;
+    *)
+      echo "dlr_grids.sh: unknown sweep '$sweep' in DLR_SWEEPS (allowed: discards adlr-deadlock ddlr adlr ddrc)" >&2
+      exit 2
+      ;;
+  esac
+done
+for sweep in $sweeps; do
   file=experiments/dlr-$sweep-throughput-sweep.yaml
   [[ -f $file ]] || file=experiments/dlr-$sweep-sweep.yaml
   echo "== $file: $runs runs per point -> $out/dlr-$sweep" >&2

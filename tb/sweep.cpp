@@ -516,18 +516,78 @@ std::string results_csv(const std::vector<SweepPoint>& points, const std::vector
   return out;
 }
 
-bool point_finished(const SweepPoint& p, int* code) {
+namespace {
+/// The stats.json of a finished point (see point_finished), or null.
+nlohmann::json finished_stats(const SweepPoint& p, int* code) {
   std::ifstream ec(p.dir + "/exit_code");
-  if (!(ec >> *code)) return false;
+  if (!(ec >> *code)) return nullptr;
   std::ifstream in(p.dir + "/stats.json");
-  if (!in) return false;
+  if (!in) return nullptr;
   try {
     nlohmann::json j;
     in >> j;
-    return j.is_object() && j.contains("packets");
+    return j.is_object() && j.contains("packets") ? j : nlohmann::json();
   } catch (const std::exception&) {
-    return false;
+    return nullptr;
   }
+}
+
+/// The first dotted key, among those both objects have, whose values
+/// differ ("" when none); *ours and *theirs receive the two values.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& prefix,
+                             std::string* ours, std::string* theirs) {
+  for (const auto& [k, va] : a.items()) {
+    const auto it = b.find(k);
+    if (it == b.end()) continue;  // a key added (or removed) by another ftsim version
+    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    if (va.is_object() && it->is_object()) {
+      std::string d = first_difference(va, *it, key, ours, theirs);
+      if (!d.empty()) return d;
+    } else if (va != *it) {
+      *ours = va.dump();
+      *theirs = it->dump();
+      return key;
+    }
+  }
+  return {};
+}
+}  // namespace
+
+bool point_finished(const SweepPoint& p, int* code) {
+  return !finished_stats(p, code).is_null();
+}
+
+void check_finished_points(const SweepPlan& plan, const std::vector<std::size_t>* only) {
+  std::string text;
+  try {
+    text = read_yaml_file(plan.base, "experiment file");
+  } catch (const std::exception&) {
+    return;  // the runs themselves report the unreadable file
+  }
+  auto check = [&](std::size_t i) {
+    const SweepPoint& p = plan.points[i];
+    int code = 0;
+    const nlohmann::json stats = finished_stats(p, &code);
+    if (stats.is_null() || !stats.contains("config") || !stats["config"].is_object()) return;
+    nlohmann::json expected;
+    try {
+      expected = resolved_config_json(parse_experiment(text, p.overrides, plan.base));
+    } catch (const std::exception&) {
+      return;  // an invalid point: its run reports it
+    }
+    std::string ours, theirs;
+    const std::string key = first_difference(expected, stats["config"], "", &ours, &theirs);
+    if (!key.empty())
+      throw ConfigError(
+          fmt::format("{}: a finished run of another configuration ({} is {} there, {} in this sweep); the sweep file, "
+                      "its experiment, --set or --grid changed since it ran. Give a new --out, or delete that run "
+                      "directory to run it again (nothing was run or overwritten)",
+                      p.dir, key, theirs, ours));
+  };
+  if (only != nullptr)
+    for (const std::size_t i : *only) check(i);
+  else
+    for (std::size_t i = 0; i < plan.points.size(); ++i) check(i);
 }
 
 int lock_sweep_dir(const std::string& out_dir, bool shared) {
@@ -608,6 +668,7 @@ int run_sweep(const SweepOptions& opts) {
   const SweepPlan plan = plan_sweep(opts);
   const auto& points = plan.points;
   const std::string& base = plan.base;
+  if (opts.resume) check_finished_points(plan);
   fs::create_directories(opts.out_dir);
   // One sweep per directory: a second one (or a resume while the first still
   // runs) would start a second process on the same point.
@@ -706,6 +767,7 @@ int run_sweep_task(const SweepOptions& opts) {
   fs::create_directories(opts.out_dir);
   const int lock_fd = lock_sweep_dir(opts.out_dir, true);
   const auto share = task_share(plan.points.size(), opts.task_count, opts.task_id);
+  if (opts.resume) check_finished_points(plan, &share);
   Progress progress(fmt::format("sweep task {}/{}", opts.task_id, opts.task_count), "runs", !opts.quiet, 0.0);
   int failed = 0;
   std::size_t done = 0;
@@ -723,6 +785,7 @@ CollectResult collect_sweep(const SweepOptions& opts) {
   const SweepPlan plan = plan_sweep(opts);
   if (!fs::is_directory(opts.out_dir))
     throw ConfigError(fmt::format("--collect {}: no such directory (the sweep's --out)", opts.out_dir));
+  check_finished_points(plan);
   CollectResult r;
   r.points = plan.points.size();
   std::vector<int> codes(plan.points.size(), -1);

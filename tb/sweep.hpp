@@ -87,6 +87,14 @@ SweepPlan plan_sweep(const SweepOptions& opts);
 /// stats.json exist (stats.json is written atomically; a killed run leaves
 /// no exit_code). *code receives the exit code.
 bool point_finished(const SweepPoint& p, int* code);
+/// --resume and --collect: throws ConfigError (naming the run directory and
+/// the first differing key) when a finished point's stats.json "config"
+/// differs from the configuration this sweep gives that point (the sweep
+/// file, its experiment, --set or --grid changed since the run), so that one
+/// results.csv never mixes configurations. Keys only one side has (another
+/// ftsim version) are not compared. `only`: these point indices (default
+/// all).
+void check_finished_points(const SweepPlan& plan, const std::vector<std::size_t>* only = nullptr);
 
 /// Takes DIR/.sweep.lock: exclusive for a local or MPI sweep (one per
 /// directory), shared for Slurm array tasks (they run disjoint points side by

@@ -633,6 +633,41 @@ TEST(Cli, SweepLocksItsDirectoryTakesItsRunsDownWithItAndResumesOnlyFinishedPoin
   }
 }
 
+TEST(Cli, ResumeAndCollectRefuseFinishedRunsOfAnotherConfiguration) {
+  // A finished point is kept by --resume; if the sweep file, --set or --grid
+  // changed since it ran, results.csv would mix two configurations. The
+  // sweep stops before running anything, names the run and the key, and
+  // leaves the runs as they were.
+  const auto d = tmpdir("resumecfg");
+  const std::string out = d + "/out";
+  const std::string sweep = write_file(
+      d, "s.yaml",
+      "experiment: " + kBase + "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\ngrid:\n  sim.seed: [1, 2]\n");
+  ASSERT_EQ(run("sweep " + sweep + " --quiet --out " + out).code, 0);
+  const auto kept = fs::last_write_time(out + "/run_0000/stats.json");
+  const Result changed = run("sweep " + sweep + " --quiet --out " + out + " --resume --set sim.measure_cycles=600");
+  EXPECT_EQ(changed.code, 2) << changed.output;
+  EXPECT_NE(changed.output.find(out + "/run_0000: a finished run of another configuration"), std::string::npos)
+      << changed.output;
+  EXPECT_NE(changed.output.find("sim.measure_cycles is 400 there, 600 in this sweep"), std::string::npos)
+      << changed.output;
+  EXPECT_EQ(fs::last_write_time(out + "/run_0000/stats.json"), kept);
+  const Result collect = run("sweep " + sweep + " --quiet --collect " + out + " --set traffic.load=0.123");
+  EXPECT_EQ(collect.code, 2) << collect.output;
+  EXPECT_NE(collect.output.find("traffic.load is"), std::string::npos) << collect.output;
+  // A grid that reorders the points: run_0000 would now be seed 2.
+  const std::string reordered = write_file(
+      d, "r.yaml",
+      "experiment: " + kBase + "\nset: {sim.warmup_cycles: 100, sim.measure_cycles: 400}\ngrid:\n  sim.seed: [2, 1]\n");
+  const Result swapped = run("sweep " + reordered + " --quiet --out " + out + " --resume");
+  EXPECT_EQ(swapped.code, 2) << swapped.output;
+  EXPECT_NE(swapped.output.find("sim.seed is 1 there, 2 in this sweep"), std::string::npos) << swapped.output;
+  // The same sweep resumes (nothing to run) and collects.
+  EXPECT_EQ(run("sweep " + sweep + " --quiet --out " + out + " --resume").code, 0);
+  EXPECT_EQ(run("sweep " + sweep + " --quiet --collect " + out).code, 0);
+  EXPECT_EQ(fs::last_write_time(out + "/run_0000/stats.json"), kept);
+}
+
 TEST(Cli, PlotPathsAreNeverRunThroughAShell) {
   // An output folder whose name is shell (and gnuplot) syntax: the plot is
   // written into that folder and nothing named INJECTED appears anywhere.
