@@ -7,7 +7,10 @@
 # Usage: scripts/dlr_grids.sh [RUNS] [OUTDIR] [JOBS]   (default 20 results 1)
 # DLR_SWEEPS="ddlr ddrc" runs those sweeps only (default: discards
 # adlr-deadlock ddlr adlr ddrc); FTSIM=path picks the binary (a copy, so that
-# rebuilding does not change a long grid's binary).
+# rebuilding does not change a long grid's binary); DLR_DEADLOCK_CYCLES=200000
+# runs the ADLR deadlock sweep at the paper's length (default: the file's
+# 50,000 cycles; a folder of one length does not resume at another: use
+# another OUTDIR).
 # Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc}; discards and
 # adlr-deadlock tables too when those folders exist)
 set -euo pipefail
@@ -29,6 +32,10 @@ done
 for sweep in $sweeps; do
   file=experiments/dlr-$sweep-throughput-sweep.yaml
   [[ -f $file ]] || file=experiments/dlr-$sweep-sweep.yaml
-  echo "== $file: $runs runs per point -> $out/dlr-$sweep" >&2
-  "$ftsim" sweep "$file" --runs "$runs" --jobs "$jobs" --resume --out "$out/dlr-$sweep"
+  extra=()
+  if [[ $sweep == adlr-deadlock && -n ${DLR_DEADLOCK_CYCLES:-} ]]; then
+    extra=(--set "sim.measure_cycles=$DLR_DEADLOCK_CYCLES")
+  fi
+  echo "== $file: $runs runs per point ${extra[*]} -> $out/dlr-$sweep" >&2
+  "$ftsim" sweep "$file" --runs "$runs" --jobs "$jobs" --resume "${extra[@]}" --out "$out/dlr-$sweep"
 done
