@@ -70,8 +70,10 @@ std::string Progress::line(std::uint64_t done, std::uint64_t total, const std::s
     const double frac = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
     out += fmt::format("{:.1f}% ({} of {}{}{}), {} elapsed", 100.0 * frac, done, total, m_unit.empty() ? "" : " ",
                        m_unit, human_duration(elapsed));
-    if (done > 0 && done < total)
-      out += ", ETA " + human_duration(elapsed * static_cast<double>(total - done) / static_cast<double>(done));
+    if (done > m_resumed && done < total)
+      out += ", ETA " +
+             human_duration(elapsed * static_cast<double>(total - done) / static_cast<double>(done - m_resumed));
+    if (m_resumed > 0) out += fmt::format(", {} resumed", m_resumed);
   } else {
     out += fmt::format("{}{}{}, {} elapsed", done, m_unit.empty() ? "" : " ", m_unit, human_duration(elapsed));
   }

@@ -37,6 +37,9 @@ class Progress {
   /// final line at once (finish) and later calls print nothing.
   void step(std::uint64_t done, std::uint64_t total, const std::string& note = "");
   void finish(std::uint64_t done, std::uint64_t total, const std::string& note = "");
+  /// Counts n of `done` as finished before this process started (sweep
+  /// --resume): the ETA extrapolates from the rate of the others only.
+  void add_resumed(std::uint64_t n) { m_resumed += n; }
   /// The line update() would print (tests).
   std::string line(std::uint64_t done, std::uint64_t total, const std::string& note, double elapsed) const;
 
@@ -47,7 +50,8 @@ class Progress {
   double m_interval;
   std::chrono::steady_clock::time_point m_start;
   std::chrono::steady_clock::time_point m_last;
-  bool m_finished = false;  ///< step() printed the final line
+  bool m_finished = false;      ///< step() printed the final line
+  std::uint64_t m_resumed = 0;  ///< of `done`: finished before the start (not timed here)
 };
 
 }  // namespace ftsim::tb

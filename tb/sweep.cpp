@@ -702,6 +702,7 @@ int run_sweep(const SweepOptions& opts) {
         codes[next] = code;
         ++done;
         ++next;
+        progress.add_resumed(1);
         continue;
       }
       clear_point(points[next]);
@@ -773,7 +774,10 @@ int run_sweep_task(const SweepOptions& opts) {
   std::size_t done = 0;
   for (const std::size_t i : share) {
     int code = 0;
-    if (!(opts.resume && point_finished(plan.points[i], &code))) code = run_point(opts, plan.base, plan.points[i]);
+    if (opts.resume && point_finished(plan.points[i], &code))
+      progress.add_resumed(1);
+    else
+      code = run_point(opts, plan.base, plan.points[i]);
     failed += code != 0 ? 1 : 0;
     progress.update(++done, share.size(), fmt::format("{} exit {}", plan.points[i].dir, code));
   }

@@ -103,6 +103,18 @@ TEST(Progress, PercentEtaAndElapsed) {
   EXPECT_EQ(tb::human_duration(3 * 3600 + 7 * 60 + 9), "3 h 07 min");
 }
 
+TEST(Progress, EtaCountsOnlyTheRunsOfThisProcess) {
+  // sweep --resume: 6,000 of 16,000 runs were finished before; 100 more in
+  // 200 s is 2 s a run, so the 9,900 left take 19,800 s = 5 h 30 min (not
+  // the 200 * 9,900 / 6,100 s = 5 min 24 s of the whole count).
+  tb::Progress p("sweep", "runs", false);
+  p.add_resumed(6000);
+  EXPECT_EQ(p.line(6100, 16000, "", 200.0),
+            "ftsim sweep: 38.1% (6100 of 16000 runs), 3 min 20 s elapsed, ETA 5 h 30 min, 6000 resumed");
+  // Nothing run yet: no ETA to extrapolate.
+  EXPECT_EQ(p.line(6000, 16000, "", 1.0), "ftsim sweep: 37.5% (6000 of 16000 runs), 1 s elapsed, 6000 resumed");
+}
+
 TEST(Progress, StepPrintsTheFinalLineOnce) {
   // A huge interval silences the intermediate lines; the completion prints
   // exactly one line however often it is reported.
