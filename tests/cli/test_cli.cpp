@@ -37,9 +37,26 @@ Result run(const std::string& args) {
   return shell(std::string(FTSIM_BINARY) + " " + args + " 2>&1");
 }
 
+/// Removes the test's scratch folders when every test of this process
+/// passed; a failing test keeps them for inspection.
+class ScratchFolders : public testing::Environment {
+ public:
+  void add(const fs::path& d) { m_dirs.insert(d); }
+  void TearDown() override {
+    if (!testing::UnitTest::GetInstance()->Passed()) return;
+    std::error_code ec;
+    for (const auto& d : m_dirs) fs::remove_all(d, ec);
+  }
+
+ private:
+  std::set<fs::path> m_dirs;
+};
+ScratchFolders* const g_scratch = static_cast<ScratchFolders*>(testing::AddGlobalTestEnvironment(new ScratchFolders));
+
 std::string tmpdir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("ftsim_cli_" + name + "_" + std::to_string(getpid()));
   fs::create_directories(d);
+  g_scratch->add(d);
   return d.string();
 }
 
