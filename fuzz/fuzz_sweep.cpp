@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +20,11 @@ const std::string& workdir() {
     const auto d = std::filesystem::temp_directory_path() / ("ftsim-fuzz-sweep-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     std::ofstream(d / "base.yaml") << "topology: mesh:4x4\nrouting: dor\ntraffic: {load: 0.1}\n";
+    std::atexit([] {  // libFuzzer ends with exit(): leave nothing in /tmp
+      std::error_code ec;
+      std::filesystem::remove_all(
+          std::filesystem::temp_directory_path() / ("ftsim-fuzz-sweep-" + std::to_string(::getpid())), ec);
+    });
     return d.string();
   }();
   return dir;
