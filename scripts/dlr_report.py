@@ -13,7 +13,9 @@ IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
 --error-bars (± standard error; temporary files in a private directory).
 --draws N keeps the throughput runs of fault draws (faults.random_seed) 1..N
 only: the report of a grid stopped part-way through a draw, with the same
-draws at every point. The run count of each mechanism is printed.
+draws at every point. --draws complete picks N per mechanism: the largest N
+whose draws 1..N every point of that sweep has finished (a grid still
+running). The run count of each mechanism is printed.
 """
 import argparse
 import csv
@@ -116,22 +118,56 @@ def deadlock_table(folder):
         print(f'| {f} | {len(v)} | {dl} | {p} | {sum(j["accepted_load"] for j in v) / len(v):.3f} |')
 
 
+def complete_draws(rows):
+    """The largest N such that every point (topology, load, faults) of the
+    sweep has finished (has an exit code) each of its fault draws 1..N."""
+    finished = defaultdict(set)  # per point: the draws with an exit code
+    for r in rows:
+        point = (r['topology'], r['traffic.load'], r['faults.random_links'])
+        finished.setdefault(point, set())
+        if r['exit_code'] != '':
+            finished[point].add(int(r['faults.random_seed']))
+    n = None
+    for done in finished.values():
+        k = 0
+        while k + 1 in done:
+            k += 1
+        n = k if n is None else min(n, k)
+    return n or 0
+
+
 def sweep_rows(prefix, m, draws):
-    """The rows of a throughput sweep's results.csv, fault draws 1..draws only when given."""
+    """The rows of a throughput sweep's results.csv, fault draws 1..draws
+    only when given ('complete': the draws every point has finished)."""
     rows = list(csv.DictReader(open(results_csv(prefix, m))))
+    if draws == 'complete':
+        draws = complete_draws(rows)
     if draws is not None:
         rows = [r for r in rows if int(r['faults.random_seed']) <= draws]
     return rows
+
+
+def draws_arg(text):
+    """--draws: a count of at least 1, or 'complete'."""
+    if text == 'complete':
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--draws must be a count of at least 1 or 'complete' (got {text!r})")
+    if n < 1:
+        raise argparse.ArgumentTypeError(f'--draws must be at least 1 (got {n})')
+    return n
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('prefix', help='PREFIX of the PREFIX-{ddlr,adlr,ddrc} sweep folders')
     ap.add_argument('img', nargs='?', help='folder for the plots')
-    ap.add_argument('--draws', type=int, metavar='N', help='keep fault draws 1..N only (N >= 1)')
+    ap.add_argument('--draws', type=draws_arg, metavar='N',
+                    help="keep fault draws 1..N only (N >= 1), or 'complete': per mechanism, the draws "
+                         'every point has finished')
     args = ap.parse_args()
-    if args.draws is not None and args.draws < 1:
-        ap.error(f'--draws must be at least 1 (got {args.draws})')
     prefix, img = args.prefix, args.img
     tmp = tempfile.TemporaryDirectory(prefix='dlr-report-')
     data = defaultdict(list)
@@ -145,6 +181,9 @@ def main():
         counts = sorted({len(v) for k, v in data.items() if k[2] == m})
         if counts:
             print(f'{m.upper()}: runs per point {counts[0]}' + (f'..{counts[-1]}' if counts[-1] != counts[0] else ''))
+        else:
+            print(f'{m.upper()}: no finished run' + (' of a draw that every point has finished'
+                                                      if args.draws == 'complete' else ''))
     print('cells: mean accepted load ± its standard error (sample sd / sqrt(runs))')
     for topo in sorted({k[0] for k in data}, reverse=True):
         faults = sorted({k[3] for k in data if k[0] == topo})

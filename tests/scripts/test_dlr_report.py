@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/dlr_report.py on a hand-made sweep tree: the table cells are the
-mean ± standard error derived by hand, and --draws keeps fault draws 1..N."""
+mean ± standard error derived by hand, and --draws keeps fault draws 1..N
+(or, with 'complete', the draws every point of a sweep has finished)."""
 import csv
 import os
 import subprocess
@@ -19,7 +20,10 @@ def write_sweep(folder, rows):
         w = csv.writer(f)
         w.writerow(FIELDS)
         for i, (faults, seed, accepted, deadlock) in enumerate(rows):
-            w.writerow([i, 'kary-ntree:4,3', '0.7', faults, seed, 0, accepted, 'true' if deadlock else 'false'])
+            if accepted is None:  # not finished: no exit code, no results
+                w.writerow([i, 'kary-ntree:4,3', '0.7', faults, seed, '', '', ''])
+            else:
+                w.writerow([i, 'kary-ntree:4,3', '0.7', faults, seed, 0, accepted, 'true' if deadlock else 'false'])
 
 
 class DlrReport(unittest.TestCase):
@@ -62,6 +66,30 @@ class DlrReport(unittest.TestCase):
         self.assertIn('ADLR: runs per point 2', text)
         self.assertEqual(self.row(text, 'DDLR'), '| 0.7 | DDLR | 0.620 ± 0.000 | 0.550 ± 0.050 |')
         self.assertEqual(self.row(text, 'ADLR'), '| 0.7 | ADLR | 0.580 ± 0.000 | 0.550 ± 0.050 |')
+
+    def test_complete_draws_per_mechanism(self):
+        # A grid still running: DDLR's 1-fault point has not finished draw 3
+        # (no exit code), so DDLR keeps draws 1..2 at every point (0.55 ± 0.05
+        # as above); ADLR and DDRC have finished all 3 draws and keep them.
+        prefix = os.path.join(self.tmp.name, 'run')
+        write_sweep(prefix + '-ddlr', [(0, s, 0.62, False) for s in (1, 2, 3)] +
+                    [(1, 1, 0.5, False), (1, 2, 0.6, False), (1, 3, None, False)])
+        write_sweep(prefix + '-adlr', [(0, s, 0.58, False) for s in (1, 2, 3)] +
+                    [(1, 1, 0.6, False), (1, 2, 0.5, False), (1, 3, 0.1, True)])
+        write_sweep(prefix + '-ddrc', [(0, s, 0.62, False) for s in (1, 2, 3)] +
+                    [(1, s, 0.47, False) for s in (1, 2, 3)])
+        out = subprocess.run([sys.executable, SCRIPT, prefix, '--draws', 'complete'], capture_output=True, text=True)
+        text = out.stdout + out.stderr
+        self.assertEqual(out.returncode, 0, text)
+        self.assertIn('DDLR: runs per point 2\n', text)
+        self.assertIn('ADLR: runs per point 3\n', text)
+        self.assertEqual(self.row(text, 'DDLR'), '| 0.7 | DDLR | 0.620 ± 0.000 | 0.550 ± 0.050 |')
+        self.assertEqual(self.row(text, 'ADLR'), '| 0.7 | ADLR | 0.580 ± 0.000 | 0.400 ± 0.153 (1 dl) |')
+
+    def test_draws_must_be_a_count_or_complete(self):
+        rc, text = self.report('--draws', 'all')
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--draws must be a count of at least 1 or 'complete'", text)
 
     def test_draws_below_one_is_an_error_that_names_the_option(self):
         rc, text = self.report('--draws', '0')
