@@ -15,15 +15,20 @@
 #include "tb/sweep.hpp"
 
 namespace {
+std::filesystem::path workdir_path() {
+  return std::filesystem::temp_directory_path() / ("ftsim-fuzz-sweep-" + std::to_string(::getpid()));
+}
+
 const std::string& workdir() {
   static const std::string dir = [] {
-    const auto d = std::filesystem::temp_directory_path() / ("ftsim-fuzz-sweep-" + std::to_string(::getpid()));
+    const auto d = workdir_path();
     std::filesystem::create_directories(d);
     std::ofstream(d / "base.yaml") << "topology: mesh:4x4\nrouting: dor\ntraffic: {load: 0.1}\n";
-    std::atexit([] {  // libFuzzer ends with exit(): leave nothing in /tmp
+    // libFuzzer ends with exit(): leave nothing in /tmp. (Not through `dir`:
+    // registered during its initialisation, this runs after its destructor.)
+    std::atexit([] {
       std::error_code ec;
-      std::filesystem::remove_all(
-          std::filesystem::temp_directory_path() / ("ftsim-fuzz-sweep-" + std::to_string(::getpid())), ec);
+      std::filesystem::remove_all(workdir_path(), ec);
     });
     return d.string();
   }();

@@ -123,17 +123,15 @@ def complete_draws(rows):
     sweep has finished (has an exit code) each of its fault draws 1..N."""
     finished = defaultdict(set)  # per point: the draws with an exit code
     for r in rows:
-        point = (r['topology'], r['traffic.load'], r['faults.random_links'])
-        finished.setdefault(point, set())
+        done = finished[(r['topology'], r['traffic.load'], r['faults.random_links'])]
         if r['exit_code'] != '':
-            finished[point].add(int(r['faults.random_seed']))
-    n = None
-    for done in finished.values():
+            done.add(int(r['faults.random_seed']))
+    def prefix(done):  # N such that draws 1..N are all in done
         k = 0
         while k + 1 in done:
             k += 1
-        n = k if n is None else min(n, k)
-    return n or 0
+        return k
+    return min((prefix(done) for done in finished.values()), default=0)
 
 
 def sweep_rows(prefix, m, draws):
