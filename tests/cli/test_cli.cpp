@@ -54,7 +54,11 @@ class ScratchFolders : public testing::Environment {
 ScratchFolders* const g_scratch = static_cast<ScratchFolders*>(testing::AddGlobalTestEnvironment(new ScratchFolders));
 
 std::string tmpdir(const std::string& name) {
+  // The pid names the folder, and pids are reused (pid_max is 32768 here,
+  // and a sweep grid starts thousands of processes an hour): a folder left by
+  // a failed run of an earlier process must not leak its runs into this one.
   const fs::path d = fs::temp_directory_path() / ("ftsim_cli_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
   fs::create_directories(d);
   g_scratch->add(d);
   return d.string();
