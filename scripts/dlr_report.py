@@ -28,8 +28,11 @@ import tempfile
 from collections import defaultdict
 
 from plot_sweep import standard_error  # scripts/ is on the path of a script run from it
+from sweep_draws import draws_arg, keep_draws
 
 MECHS = ['ddlr', 'adlr', 'ddrc']
+# A point of a throughput sweep; its fault draws are faults.random_seed.
+POINT_COLUMNS = ('topology', 'traffic.load', 'faults.random_links')
 
 
 def results_csv(prefix, m):
@@ -118,44 +121,11 @@ def deadlock_table(folder):
         print(f'| {f} | {len(v)} | {dl} | {p} | {sum(j["accepted_load"] for j in v) / len(v):.3f} |')
 
 
-def complete_draws(rows):
-    """The largest N such that every point (topology, load, faults) of the
-    sweep has finished (has an exit code) each of its fault draws 1..N."""
-    finished = defaultdict(set)  # per point: the draws with an exit code
-    for r in rows:
-        done = finished[(r['topology'], r['traffic.load'], r['faults.random_links'])]
-        if r['exit_code'] != '':
-            done.add(int(r['faults.random_seed']))
-    def prefix(done):  # N such that draws 1..N are all in done
-        k = 0
-        while k + 1 in done:
-            k += 1
-        return k
-    return min((prefix(done) for done in finished.values()), default=0)
-
-
 def sweep_rows(prefix, m, draws):
     """The rows of a throughput sweep's results.csv, fault draws 1..draws
     only when given ('complete': the draws every point has finished)."""
     rows = list(csv.DictReader(open(results_csv(prefix, m))))
-    if draws == 'complete':
-        draws = complete_draws(rows)
-    if draws is not None:
-        rows = [r for r in rows if int(r['faults.random_seed']) <= draws]
-    return rows
-
-
-def draws_arg(text):
-    """--draws: a count of at least 1, or 'complete'."""
-    if text == 'complete':
-        return text
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--draws must be a count of at least 1 or 'complete' (got {text!r})")
-    if n < 1:
-        raise argparse.ArgumentTypeError(f'--draws must be at least 1 (got {n})')
-    return n
+    return keep_draws(rows, draws, POINT_COLUMNS)
 
 
 def main():
