@@ -28,8 +28,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from plot_sweep import standard_error  # scripts/ is on the path of a script run from it
-from sweep_draws import complete_draws, draws_arg, keep_draws
+from sweep_draws import draws_arg, keep_draws  # scripts/ is on the path of a script run from it
 
 MECHS = ['I', 'D', 'M', 'I+D', 'I+M', 'D+M', 'I+D+M', 'Ix2', 'Ix3', 'Ix2+D']
 # A point of a Figure 9 sweep (the BG/L sweep has no routing column); its
@@ -74,9 +73,8 @@ def mean_sd(xs):
 def mean_error(xs, error):
     """Mean and error bar of one point's draws: the sample standard
     deviation (error 'sd') or the standard error (error 'se'); 0 for one draw."""
-    if error == 'se':
-        return sum(xs) / len(xs), standard_error(xs)
-    return mean_sd(xs)
+    m, sd = mean_sd(xs)
+    return (m, sd / math.sqrt(len(xs))) if error == 'se' else (m, sd)
 
 
 def plot(outdir, sw, agg, faults, error):
@@ -175,10 +173,8 @@ def main():
         # Saturation throughput of a fault draw: the larger accepted load of
         # the offered loads in the grid; then the mean over the draws.
         found = True
-        rows = [row for p in paths for row in csv.DictReader(open(p))]
-        # Draws every point of the panel (even and odd counts) has finished.
-        draws = complete_draws(rows, POINT_COLUMNS) if args.draws == 'complete' else args.draws
-        rows = keep_draws(rows, draws, POINT_COLUMNS)
+        # --draws complete: the draws every point of the panel (even and odd counts) has finished.
+        rows = keep_draws([row for p in paths for row in csv.DictReader(open(p))], args.draws, POINT_COLUMNS)
         best = {}
         bad = 0
         for r in rows:
@@ -198,7 +194,7 @@ def main():
             continue
         faults = sorted({k[1] for k in agg})
         counts = sorted({len(v) for v in agg.values()})
-        span = f'{counts[0]}' + (f'..{counts[-1]}' if counts and counts[-1] != counts[0] else '') if counts else '0'
+        span = f'{counts[0]}' + (f'..{counts[-1]}' if counts[-1] != counts[0] else '')
         print(f'\n### Throughput, {sw} (flits/cycle, best of the offered loads, mean ± {ERROR_NAMES[args.error]})'
               f'{" — %d failed runs" % bad if bad else ""}\n')
         print(f'fault draws per point: {span}\n')
