@@ -28,7 +28,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from sweep_draws import draws_arg, keep_draws  # scripts/ is on the path of a script run from it
+from plot_sweep import sample_sd  # scripts/ is on the path of a script run from it
+from sweep_draws import draws_arg, keep_draws
 
 MECHS = ['I', 'D', 'M', 'I+D', 'I+M', 'D+M', 'I+D+M', 'Ix2', 'Ix3', 'Ix2+D']
 # A point of a Figure 9 sweep (the BG/L sweep has no routing column); its
@@ -65,9 +66,7 @@ def first_failure(docs, mech):
 
 def mean_sd(xs):
     """Mean and sample standard deviation (0 for a single value)."""
-    m = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
-    return m, sd
+    return sum(xs) / len(xs), sample_sd(xs)
 
 
 def mean_error(xs, error):

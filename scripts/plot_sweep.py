@@ -21,13 +21,18 @@ import tempfile
 from collections import defaultdict
 
 
-def standard_error(ys):
-    """Sample standard deviation / sqrt(n); 0 for one value."""
+def sample_sd(ys):
+    """Sample standard deviation (n - 1 in the denominator); 0 for one value."""
     n = len(ys)
     if n < 2:
         return 0.0
     mean = sum(ys) / n
-    return math.sqrt(sum((y - mean) ** 2 for y in ys) / (n - 1) / n)
+    return math.sqrt(sum((y - mean) ** 2 for y in ys) / (n - 1))
+
+
+def standard_error(ys):
+    """Sample standard deviation / sqrt(n); 0 for one value."""
+    return sample_sd(ys) / math.sqrt(len(ys))
 
 
 def main():
