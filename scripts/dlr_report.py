@@ -166,7 +166,8 @@ def main():
                     cells.append((mean_se([a for a, _ in v]) + (f' ({dl} dl)' if dl else '')) if v else '')
                 print(f'| {load} | {m.upper()} | ' + ' | '.join(cells) + ' |')
             if img:
-                tag = topo.replace('kary-ntree:', '').replace(',', '-ary-') + f'-{load}'
+                # two decimals whatever the CSV wrote (0.7 -> 0.70): the names the docs link
+                tag = topo.replace('kary-ntree:', '').replace(',', '-ary-') + f'-{float(load):.2f}'
                 sel = []
                 for m in MECHS:
                     path = os.path.join(tmp.name, f'{m}.csv')

@@ -86,6 +86,14 @@ class DlrReport(unittest.TestCase):
         self.assertEqual(self.row(text, 'DDLR'), '| 0.7 | DDLR | 0.620 ± 0.000 | 0.550 ± 0.050 |')
         self.assertEqual(self.row(text, 'ADLR'), '| 0.7 | ADLR | 0.580 ± 0.000 | 0.400 ± 0.153 (1 dl) |')
 
+    def test_plot_names_carry_the_load_with_two_decimals(self):
+        # The CSV writes the load as 0.7; the docs link ...-0.70.png.
+        img = os.path.join(self.tmp.name, 'img')
+        os.makedirs(img)
+        rc, text = self.report(img)
+        self.assertEqual(rc, 0, text)
+        self.assertEqual(sorted(os.listdir(img)), ['dlr-throughput-4-ary-3-0.70.png'])
+
     def test_draws_must_be_a_count_or_complete(self):
         rc, text = self.report('--draws', 'all')
         self.assertNotEqual(rc, 0)
