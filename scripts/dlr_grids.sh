@@ -11,7 +11,7 @@
 # runs the ADLR deadlock sweep at the paper's length (default: the file's
 # 50,000 cycles; a folder of one length does not resume at another: use
 # another OUTDIR).
-# Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc}; discards and
+# Report: python3 scripts/dlr_report.py OUTDIR/dlr   (reads OUTDIR/dlr-{ddlr,adlr,ddrc}, if any; discards and
 # adlr-deadlock tables too when those folders exist)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,8 @@ reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 (the folders of `ftsim sweep experiments/dlr-$m-throughput-sweep.yaml --out
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
 accepted too); PREFIX-discards/run_*/stats.json and
-PREFIX-adlr-deadlock/run_*/stats.json when present; with IMG_DIR writes
+PREFIX-adlr-deadlock/run_*/stats.json when present (with no throughput
+folder beside them, only their tables are printed); with IMG_DIR writes
 IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
 --error-bars (± standard error; temporary files in a private directory).
 --draws N keeps the throughput runs of fault draws (faults.random_seed) 1..N
@@ -128,6 +129,19 @@ def sweep_rows(prefix, m, draws):
     return keep_draws(rows, draws, POINT_COLUMNS)
 
 
+def side_tables(prefix):
+    """The discard and deadlock tables of PREFIX-discards and
+    PREFIX-adlr-deadlock, those that exist (finished runs only)."""
+    for folder, table in ((f'{prefix}-discards', discards_table), (f'{prefix}-adlr-deadlock', deadlock_table)):
+        if os.path.isdir(folder):
+            table(folder)
+
+
+def has_throughput(prefix):
+    return any(os.path.exists(path) for m in MECHS
+               for path in (f'{prefix}-{m}/results.csv', f'{prefix}-{m}-throughput/results.csv'))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('prefix', help='PREFIX of the PREFIX-{ddlr,adlr,ddrc} sweep folders')
@@ -137,6 +151,10 @@ def main():
                          'every point has finished')
     args = ap.parse_args()
     prefix, img = args.prefix, args.img
+    if not has_throughput(prefix) and any(os.path.isdir(f'{prefix}-{s}') for s in ('discards', 'adlr-deadlock')):
+        # a folder of the discard or deadlock sweep alone (say, the deadlock grid at 200,000 cycles)
+        side_tables(prefix)
+        return
     tmp = tempfile.TemporaryDirectory(prefix='dlr-report-')
     data = defaultdict(list)
     for m in MECHS:
@@ -182,9 +200,7 @@ def main():
                                 f'{img}/dlr-throughput-{tag}.png', 'faults.random_links', 'accepted_load',
                                 f'{topo}, offered {load} flits/node/cycle', 'accepted load (flits/node/cycle)'] + sel,
                                check=True)
-    for folder, table in ((f'{prefix}-discards', discards_table), (f'{prefix}-adlr-deadlock', deadlock_table)):
-        if os.path.isdir(folder):
-            table(folder)
+    side_tables(prefix)
 
 
 if __name__ == '__main__':

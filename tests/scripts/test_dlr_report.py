@@ -3,6 +3,7 @@
 mean ± standard error derived by hand, and --draws keeps fault draws 1..N
 (or, with 'complete', the draws every point of a sweep has finished)."""
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -93,6 +94,23 @@ class DlrReport(unittest.TestCase):
         rc, text = self.report(img)
         self.assertEqual(rc, 0, text)
         self.assertEqual(sorted(os.listdir(img)), ['dlr-throughput-4-ary-3-0.70.png'])
+
+    def test_deadlock_folder_alone_prints_its_table(self):
+        # PREFIX-adlr-deadlock with no throughput folders beside it: 4 runs at
+        # 10 faults, one deadlocked -> 1 of 4, 0.250; accepted (0.4 + 0.4 + 0.4 + 0.2) / 4 = 0.350.
+        prefix = os.path.join(self.tmp.name, 'long', 'dlr')
+        for i, (accepted, deadlock) in enumerate(((0.4, False), (0.4, False), (0.4, False), (0.2, True))):
+            run = os.path.join(prefix + '-adlr-deadlock', f'run_{i:04d}')
+            os.makedirs(run)
+            with open(os.path.join(run, 'stats.json'), 'w') as f:
+                json.dump({'config': {'faults': {'random_links': 10},
+                                      'sim': {'warmup_cycles': 0, 'measure_cycles': 200000}},
+                           'deadlock': deadlock, 'accepted_load': accepted}, f)
+        out = subprocess.run([sys.executable, SCRIPT, prefix], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn('ADLR deadlock, runs of 200,000 cycles', out.stdout)
+        self.assertIn('| 10 | 4 | 1 | 0.250 | 0.350 |', out.stdout)
+        self.assertNotIn('DDLR', out.stdout)
 
     def test_draws_must_be_a_count_or_complete(self):
         rc, text = self.report('--draws', 'all')
