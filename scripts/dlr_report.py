@@ -36,8 +36,13 @@ MECHS = ['ddlr', 'adlr', 'ddrc']
 POINT_COLUMNS = ('topology', 'traffic.load', 'faults.random_links')
 
 
+def csv_paths(prefix, m):
+    """Where a throughput sweep's results.csv may be, in order."""
+    return (f'{prefix}-{m}/results.csv', f'{prefix}-{m}-throughput/results.csv')
+
+
 def results_csv(prefix, m):
-    for path in (f'{prefix}-{m}/results.csv', f'{prefix}-{m}-throughput/results.csv'):
+    for path in csv_paths(prefix, m):
         if os.path.exists(path):
             return path
     sys.exit(f'dlr_report: no {prefix}-{m}/results.csv (run the sweep with --out {prefix}-{m})')
@@ -138,8 +143,7 @@ def side_tables(prefix):
 
 
 def has_throughput(prefix):
-    return any(os.path.exists(path) for m in MECHS
-               for path in (f'{prefix}-{m}/results.csv', f'{prefix}-{m}-throughput/results.csv'))
+    return any(os.path.exists(path) for m in MECHS for path in csv_paths(prefix, m))
 
 
 def main():
