@@ -9,7 +9,9 @@ reads PREFIX-ddlr/results.csv, PREFIX-adlr/results.csv, PREFIX-ddrc/results.csv
 PREFIX-$m`, as in docs/reproduction/fat-tree-dlr.md; PREFIX-$m-throughput is
 accepted too); PREFIX-discards/run_*/stats.json and
 PREFIX-adlr-deadlock/run_*/stats.json when present (with no throughput
-folder beside them, only their tables are printed); with IMG_DIR writes
+folder beside them, only their tables are printed; the discard table is
+followed by each hybrid's extra loss over its base routing, paired over the
+fault draws); with IMG_DIR writes
 IMG_DIR/dlr-throughput-K-ary-N-LOAD.png through scripts/plot_sweep.py
 --error-bars (± standard error; temporary files in a private directory).
 --draws N keeps the throughput runs of fault draws (faults.random_seed) 1..N
@@ -66,6 +68,19 @@ def stats_of(folder):
     return out
 
 
+def paired_line(name, base, hybrid):
+    """The hybrid's extra loss per fault over its base routing, paired over
+    the fault draws (faults.random_seed) both finished: mean ± standard error
+    of the per-draw differences, and how many draws lose more, fewer, equal."""
+    seeds = sorted(set(base) & set(hybrid))
+    if not seeds:
+        return
+    diff = [hybrid[s]['packets']['dropped'] - base[s]['packets']['dropped'] for s in seeds]
+    more, fewer = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
+    print(f'{name} + DDRC (hybrid) - {name}, paired over {len(seeds)} draws: {mean_se(diff, 1)} packets per fault '
+          f'({more} draws more, {fewer} fewer, {len(seeds) - more - fewer} equal)')
+
+
 def discards_table(folder):
     """Section IX's packets discarded per link fault: one row per routing x
     DDRC on/off, plus the paper's analytical DDRC loss (the link's packet rate,
@@ -92,6 +107,9 @@ def discards_table(folder):
         print(f'| {name} | {mean_se(lost, 1)} ({min(lost)}..{max(lost)}) | '
               f'{reason("link_failure"):.1f} / {reason("no_route"):.0f} / {reason("reroute_discarded"):.0f} | '
               f'{sum(j["accepted_load"] for j in v) / len(v):.3f} |')
+    print()
+    for base, name in (('ddlr', 'DDLR'), ('adlr', 'ADLR')):
+        paired_line(name, rows.get((base, False), {}), rows.get((base, True), {}))
     ref, ddrc = rows.get(('updown-det', False), {}), rows.get(('updown-det', True), {})
     seeds = sorted(set(ref) & set(ddrc))
     if seeds:

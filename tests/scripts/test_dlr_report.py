@@ -112,6 +112,29 @@ class DlrReport(unittest.TestCase):
         self.assertIn('| 10 | 4 | 1 | 0.250 | 0.350 |', out.stdout)
         self.assertNotIn('DDLR', out.stdout)
 
+    def test_discards_pair_the_hybrid_with_its_base_over_common_draws(self):
+        # ADLR loses 10, 12, 9 at draws 1..3 (and 100 at draw 4, which the
+        # hybrid has not finished: not paired); the ADLR hybrid 12, 11, 14.
+        # Differences 2, -1, 5: mean 2.0, deviations 0, -3, 3, sample variance
+        # 18 / 2 = 9, SE sqrt(9 / 3) = 1.732; 2 draws more, 1 fewer, 0 equal.
+        prefix = os.path.join(self.tmp.name, 'loss', 'dlr')
+        runs = [(False, 1, 10), (False, 2, 12), (False, 3, 9), (False, 4, 100),
+                (True, 1, 12), (True, 2, 11), (True, 3, 14)]
+        for i, (hybrid, seed, dropped) in enumerate(runs):
+            run = os.path.join(prefix + '-discards', f'run_{i:04d}')
+            os.makedirs(run)
+            with open(os.path.join(run, 'stats.json'), 'w') as f:
+                json.dump({'config': {'routing': 'adlr', 'ddrc': {'enabled': hybrid},
+                                      'faults': {'random_seed': seed}},
+                           'packets': {'dropped': dropped}, 'accepted_load': 0.5,
+                           'dropped_by_reason': {'link_failure': dropped, 'no_route': 0,
+                                                 'reroute_discarded': 0}}, f)
+        out = subprocess.run([sys.executable, SCRIPT, prefix], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn('ADLR + DDRC (hybrid) - ADLR, paired over 3 draws: 2.0 ± 1.7 packets per fault '
+                      '(2 draws more, 1 fewer, 0 equal)', out.stdout)
+        self.assertNotIn('DDLR + DDRC (hybrid) - DDLR', out.stdout)
+
     def test_draws_must_be_a_count_or_complete(self):
         rc, text = self.report('--draws', 'all')
         self.assertNotEqual(rc, 0)
