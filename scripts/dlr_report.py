@@ -152,12 +152,16 @@ def sweep_rows(prefix, m, draws):
     return keep_draws(rows, draws, POINT_COLUMNS)
 
 
+def side_folders(prefix):
+    """(folder, table printer) of PREFIX-discards and PREFIX-adlr-deadlock, those that exist."""
+    return [(f, t) for f, t in ((f'{prefix}-discards', discards_table), (f'{prefix}-adlr-deadlock', deadlock_table))
+            if os.path.isdir(f)]
+
+
 def side_tables(prefix):
-    """The discard and deadlock tables of PREFIX-discards and
-    PREFIX-adlr-deadlock, those that exist (finished runs only)."""
-    for folder, table in ((f'{prefix}-discards', discards_table), (f'{prefix}-adlr-deadlock', deadlock_table)):
-        if os.path.isdir(folder):
-            table(folder)
+    """The discard and deadlock tables of the side folders (finished runs only)."""
+    for folder, table in side_folders(prefix):
+        table(folder)
 
 
 def has_throughput(prefix):
@@ -173,7 +177,7 @@ def main():
                          'every point has finished')
     args = ap.parse_args()
     prefix, img = args.prefix, args.img
-    if not has_throughput(prefix) and any(os.path.isdir(f'{prefix}-{s}') for s in ('discards', 'adlr-deadlock')):
+    if not has_throughput(prefix) and side_folders(prefix):
         # a folder of the discard or deadlock sweep alone (say, the deadlock grid at 200,000 cycles)
         side_tables(prefix)
         return
