@@ -125,9 +125,32 @@ def discards_table(folder):
               f'{min(ratios):.3f}..{max(ratios):.3f} over {len(seeds)} draws')
 
 
+def binomial_upper_bound(events, runs, alpha=0.05):
+    """Exact one-sided (1 - alpha) upper confidence bound on a probability
+    after `events` in `runs` Bernoulli trials (Clopper-Pearson): the p at
+    which P(X <= events) = alpha for X ~ Binomial(runs, p). With no event it
+    is 1 - alpha**(1/runs), about 3/runs (the rule of three). Bisection to
+    1e-12; runs >= 1, 0 <= events <= runs."""
+    if events >= runs:
+        return 1.0
+
+    def cdf(p):
+        term, total = (1 - p) ** runs, 0.0
+        for i in range(events + 1):
+            total += term
+            term *= (runs - i) / (i + 1) * p / (1 - p) if p < 1 else 0
+        return total
+    lo, hi = events / runs, 1.0
+    while hi - lo > 1e-12:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) > alpha else (lo, mid)
+    return hi
+
+
 def deadlock_table(folder):
-    """Section IX's ADLR deadlock probability beyond k-1 faults, with the rule
-    of three (3/runs) as the 95% upper bound when no run deadlocked."""
+    """Section IX's ADLR deadlock probability beyond k-1 faults: the share of
+    runs that deadlocked and its exact one-sided 95% upper bound
+    (binomial_upper_bound; about 3/runs when no run deadlocked)."""
     by_faults = defaultdict(list)
     for j in stats_of(folder):
         by_faults[j['config']['faults']['random_links']].append(j)
@@ -141,7 +164,8 @@ def deadlock_table(folder):
     for f in sorted(by_faults):
         v = by_faults[f]
         dl = sum(1 for j in v if j['deadlock'])
-        p = f'{dl / len(v):.3f}' if dl else f'0 (< {3 / len(v):.2f})'
+        bound = f'(< {binomial_upper_bound(dl, len(v)):.2g})'
+        p = f'{dl / len(v):.3f} {bound}' if dl else f'0 {bound}'
         print(f'| {f} | {len(v)} | {dl} | {p} | {sum(j["accepted_load"] for j in v) / len(v):.3f} |')
 
 

@@ -98,18 +98,24 @@ class DlrReport(unittest.TestCase):
     def test_deadlock_folder_alone_prints_its_table(self):
         # PREFIX-adlr-deadlock with no throughput folders beside it: 4 runs at
         # 10 faults, one deadlocked -> 1 of 4, 0.250; accepted (0.4 + 0.4 + 0.4 + 0.2) / 4 = 0.350.
+        # Exact one-sided 95% upper bound for 1 of 4: (1-p)^4 + 4p(1-p)^3 = 0.05
+        # at p = 0.7514 (0.2486^4 = 0.00382, 4 x 0.7514 x 0.2486^3 = 0.04618).
+        # Two runs at 7 faults, none deadlocked: 1 - 0.05^(1/2) = 0.776.
         prefix = os.path.join(self.tmp.name, 'long', 'dlr')
-        for i, (accepted, deadlock) in enumerate(((0.4, False), (0.4, False), (0.4, False), (0.2, True))):
+        runs = ((10, 0.4, False), (10, 0.4, False), (10, 0.4, False), (10, 0.2, True),
+                (7, 0.5, False), (7, 0.3, False))
+        for i, (faults, accepted, deadlock) in enumerate(runs):
             run = os.path.join(prefix + '-adlr-deadlock', f'run_{i:04d}')
             os.makedirs(run)
             with open(os.path.join(run, 'stats.json'), 'w') as f:
-                json.dump({'config': {'faults': {'random_links': 10},
+                json.dump({'config': {'faults': {'random_links': faults},
                                       'sim': {'warmup_cycles': 0, 'measure_cycles': 200000}},
                            'deadlock': deadlock, 'accepted_load': accepted}, f)
         out = subprocess.run([sys.executable, SCRIPT, prefix], capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn('ADLR deadlock, runs of 200,000 cycles', out.stdout)
-        self.assertIn('| 10 | 4 | 1 | 0.250 | 0.350 |', out.stdout)
+        self.assertIn('| 10 | 4 | 1 | 0.250 (< 0.75) | 0.350 |', out.stdout)
+        self.assertIn('| 7 | 2 | 0 | 0 (< 0.78) | 0.400 |', out.stdout)
         self.assertNotIn('DDLR', out.stdout)
 
     def test_discards_pair_the_hybrid_with_its_base_over_common_draws(self):
