@@ -24,6 +24,7 @@ import argparse
 import csv
 import glob
 import json
+import math
 import os
 import subprocess
 import sys
@@ -135,11 +136,7 @@ def binomial_upper_bound(events, runs, alpha=0.05):
         return 1.0
 
     def cdf(p):
-        term, total = (1 - p) ** runs, 0.0
-        for i in range(events + 1):
-            total += term
-            term *= (runs - i) / (i + 1) * p / (1 - p) if p < 1 else 0
-        return total
+        return sum(math.comb(runs, i) * p**i * (1 - p)**(runs - i) for i in range(events + 1))
     lo, hi = events / runs, 1.0
     while hi - lo > 1e-12:
         mid = (lo + hi) / 2
