@@ -1,9 +1,11 @@
 #include "routing_logic/ibnet.hpp"
 
+#include "common/text_input.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
-#include <regex>
+#include <set>
 #include <sstream>
 
 namespace ftsim::routing {
@@ -12,7 +14,9 @@ namespace {
 
 struct Record {
   bool is_switch;
-  std::string name;
+  std::string name;  // the quoted name: what port lines refer to
+  std::string desc;  // ibnetdiscover's node description (the comment's "..."), or ""
+  std::uint64_t guid;
   int ports;
   int line;
 };
@@ -24,56 +28,153 @@ struct Wire {
   int line;
 };
 
+constexpr int kMaxSwitchPorts = 64;  // the model's largest radix (IB allows 254)
+
+/// Text up to a '#' that is not inside double quotes.
+std::string_view without_comment(std::string_view line, std::string_view* comment) {
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"') quoted = !quoted;
+    if (line[i] == '#' && !quoted) {
+      *comment = line.substr(i + 1);
+      return line.substr(0, i);
+    }
+  }
+  *comment = {};
+  return line;
+}
+
 }  // namespace
 
 IbNetTopology::IbNetTopology(const std::string& text, const std::string& source) {
   m_spec = "ibnet:" + source;
-  const std::regex node_re(R"(^\s*(Switch|Hca|Ca)\s+(\d+)\s+\"([^\"]+)\".*$)");
-  const std::regex wire_re(R"(^\s*\[(\d+)\]\s+\"([^\"]+)\"\s*\[(\d+)\].*$)");
   std::vector<Record> recs;
   std::vector<Wire> wires;
-  std::istringstream in(text);
-  std::string line;
-  int no = 0;
+  LineReader lines(text, source);
+  std::string_view raw;
+  std::uint64_t pending_guid = 0;  // switchguid= / caguid= of the next record
   auto fail = [&](int at, const std::string& why) { throw ConfigError(fmt::format("{}:{}: {}", source, at, why)); };
-  while (std::getline(in, line)) {
-    ++no;
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_match(line, m, node_re)) {
-      const int ports = std::stoi(m[2].str().substr(0, 6));
-      if (ports < 1 || ports > 64) fail(no, fmt::format("'{}' declares {} ports, allowed 1..64", m[3].str(), ports));
-      recs.push_back({m[1] == "Switch", m[3], ports, no});
-    } else if (std::regex_match(line, m, wire_re)) {
-      if (recs.empty()) fail(no, "a port line before any Switch or Hca record");
-      const int port = std::stoi(m[1].str().substr(0, 6)), peer_port = std::stoi(m[3].str().substr(0, 6));
-      if (port < 1 || port > recs.back().ports)
-        fail(no, fmt::format("port {} of '{}' out of range, allowed 1..{}", port, recs.back().name, recs.back().ports));
-      wires.push_back({static_cast<int>(recs.size()) - 1, port, m[2], peer_port, no});
+  auto here = [&](const std::string& why) { fail(lines.line_number(), why); };
+  auto number = [&](Scanner& sc, int min, int max, const char* field) {
+    const std::string_view d = sc.digits();
+    if (d.empty()) here(fmt::format("expected the {} (a number)", field));
+    const auto v = parse_unsigned(d, 10, static_cast<std::uint64_t>(max));
+    if (!v || *v < static_cast<std::uint64_t>(min))
+      here(fmt::format("{} {} out of range, allowed {}..{}", field, shown(d), min, max));
+    return static_cast<int>(*v);
+  };
+  auto quoted = [&](Scanner& sc, const char* field) {
+    if (!sc.eat("\"")) here(fmt::format("expected the {} in double quotes", field));
+    const auto name = sc.until('"');
+    if (!name) here(fmt::format("the {} has no closing double quote", field));
+    if (name->empty()) here(fmt::format("the {} is empty", field));
+    return std::string(*name);
+  };
+  // An optional "(hexguid)" after a port number (ibnetdiscover's port GUID).
+  auto port_guid = [&](Scanner& sc) {
+    if (!sc.eat("(")) return;
+    const std::string_view d = sc.digits(true);
+    if (!parse_unsigned(d, 16, UINT64_MAX) || !sc.eat(")"))
+      here(fmt::format("expected a port GUID as (hexdigits), got '({}'", shown(d)));
+  };
+  while (lines.next(&raw)) {
+    std::string_view comment;
+    Scanner sc(without_comment(raw, &comment));
+    if (sc.at_end()) continue;
+    static constexpr std::string_view kIds[] = {"vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=",
+                                                "routerguid="};
+    bool id_line = false;
+    for (const std::string_view id : kIds) {
+      if (!sc.eat(id)) continue;
+      id_line = true;
+      if (!sc.eat("0x")) here(fmt::format("{} expects 0x followed by hexadecimal digits", id));
+      const std::string_view d = sc.digits(true);
+      const auto v = parse_unsigned(d, 16, UINT64_MAX);
+      if (!v) here(fmt::format("{}0x{}: expected 1..16 hexadecimal digits", id, shown(d)));
+      if (id == "switchguid=" || id == "caguid=") pending_guid = *v;
+      if (id == "routerguid=")
+        here("router nodes (routerguid=) are not supported: ftsim fabrics hold switches and HCAs only");
+      break;
+    }
+    if (id_line) continue;
+    const bool is_switch = sc.eat("Switch");
+    if (is_switch || sc.eat("Hca") || sc.eat("Ca")) {
+      // Switch P "name" [enhanced|base port 0] [# "description" ... lid L lmc M]
+      const std::size_t before = sc.position();
+      sc.skip_blanks();
+      if (sc.position() == before) here("expected blanks and the port count after the record type");
+      const int ports = number(sc, 1, kMaxSwitchPorts, "port count");
+      sc.skip_blanks();
+      Record r{is_switch, quoted(sc, "node name"), "", pending_guid, ports, lines.line_number()};
+      pending_guid = 0;
+      sc.skip_blanks();
+      if (!sc.at_end() && !sc.eat("enhanced port 0") && !sc.eat("base port 0"))
+        here(fmt::format("unexpected text after the node name: '{}'", shown(sc.rest())));
+      Scanner c(comment);
+      c.skip_blanks();
+      if (c.eat("\"")) {
+        if (const auto d = c.until('"')) r.desc = std::string(*d);
+      }
+      if (r.guid == 0 && r.name.size() > 2 && (r.name[0] == 'S' || r.name[0] == 'H') && r.name[1] == '-') {
+        // ibnetdiscover names nodes S-<guid> / H-<guid>.
+        if (const auto g = parse_unsigned(std::string_view(r.name).substr(2), 16, UINT64_MAX)) r.guid = *g;
+      }
+      recs.push_back(std::move(r));
+    } else if (sc.eat("[")) {
+      // [P](guid) "peer"[PP](guid) ...
+      if (recs.empty()) here("a port line before any Switch or Hca record");
+      const int port = number(sc, 1, kMaxSwitchPorts, "port");
+      if (!sc.eat("]")) here("expected ']' after the port number");
+      if (port > recs.back().ports)
+        here(fmt::format("port {} of '{}' out of range, allowed 1..{}", port, recs.back().name, recs.back().ports));
+      port_guid(sc);
+      sc.skip_blanks();
+      std::string peer = quoted(sc, "peer name");
+      sc.skip_blanks();
+      if (!sc.eat("[")) here("expected '[port]' after the peer name");
+      const int peer_port = number(sc, 1, kMaxSwitchPorts, "peer port");
+      if (!sc.eat("]")) here("expected ']' after the peer port number");
+      port_guid(sc);
+      wires.push_back({static_cast<int>(recs.size()) - 1, port, std::move(peer), peer_port, lines.line_number()});
+    } else if (sc.eat("Rt")) {
+      here("router nodes (Rt) are not supported: ftsim fabrics hold switches and HCAs only");
     } else {
-      fail(no, fmt::format("not understood: '{}' (expected 'Switch P \"name\"', 'Hca P \"name\"' or "
-                           "'[port] \"peer\"[port]')",
-                           line));
+      here(fmt::format("not understood: '{}' (expected 'Switch P \"name\"', 'Hca P \"name\"', 'Ca P \"name\"', "
+                       "'[port] \"peer\"[port]' or an ibnetdiscover id line such as 'switchguid=0x...')",
+                       shown(raw)));
     }
   }
   std::map<std::string, int> by_name;
   for (std::size_t i = 0; i < recs.size(); ++i)
     if (!by_name.emplace(recs[i].name, static_cast<int>(i)).second)
       fail(recs[i].line, fmt::format("name '{}' used twice", recs[i].name));
+  // Labels: ibnetdiscover's node descriptions when every node of the kind
+  // has one and they are unique (its quoted names are S-<guid>/H-<guid>),
+  // else the quoted names (ibsim netfiles).
+  std::set<std::string> switch_descs, hca_descs;
+  bool switch_by_desc = true, hca_by_desc = true;
+  for (const Record& r : recs) {
+    bool& by_desc = r.is_switch ? switch_by_desc : hca_by_desc;
+    by_desc = by_desc && !r.desc.empty() && (r.is_switch ? switch_descs : hca_descs).insert(r.desc).second;
+  }
   std::vector<std::string> switches, hcas;
   std::vector<int> index(recs.size(), -1), ports;
   for (std::size_t i = 0; i < recs.size(); ++i) {
-    if (recs[i].is_switch) {
+    const Record& r = recs[i];
+    if (r.is_switch) {
       index[i] = static_cast<int>(switches.size());
-      switches.push_back(recs[i].name);
-      ports.push_back(recs[i].ports);
+      switches.push_back(switch_by_desc ? r.desc : r.name);
+      m_router_guids.push_back(r.guid);
+      ports.push_back(r.ports);
     } else {
       index[i] = static_cast<int>(hcas.size());
-      hcas.push_back(recs[i].name);
+      hcas.push_back(hca_by_desc ? r.desc : r.name);
+      m_node_guids.push_back(r.guid);
     }
   }
   if (switches.empty()) throw ConfigError(fmt::format("{}: no Switch record", source));
+  if (hcas.empty())
+    throw ConfigError(fmt::format("{}: no Hca or Ca record: the fabric has no end nodes to route between", source));
   // Each end lists the link; keep it once and check that the ends agree.
   std::map<std::pair<int, int>, std::pair<int, int>> end;  // (record, port) -> (record, port)
   for (const Wire& w : wires) {
@@ -167,23 +268,28 @@ std::string IbNetTopology::link_label(LinkId l) const {
 
 LinkId IbNetTopology::parse_link(const std::string& label) const {
   // "SW[port]", optionally followed by "-PEER[port]" (checked).
-  const std::regex re(R"(^([^\[\]]+)\[(\d+)\](?:-([^\[\]]+)\[(\d+)\])?$)");
-  std::smatch m;
-  if (!std::regex_match(label, m, re))
-    throw ConfigError(
-        fmt::format("link '{}' in {}: expected SWITCH[port] with the IB port, e.g. {}", label, spec(), link_label(0)));
-  const RouterId r = find_router(m[1]);
-  const int port = std::stoi(m[2].str().substr(0, 6)) - 1;
-  if (r == kNone) throw ConfigError(fmt::format("link '{}': no switch '{}' in {}", label, m[1].str(), spec()));
+  const std::size_t open = label.find('[');
+  const std::size_t close = label.find(']');
+  const auto port_number = open == std::string::npos || close == std::string::npos || close < open
+                               ? std::nullopt
+                               : parse_unsigned(std::string_view(label).substr(open + 1, close - open - 1), 10, 254);
+  const std::string rest = close == std::string::npos ? std::string() : label.substr(close + 1);
+  if (open == 0 || !port_number || (!rest.empty() && rest[0] != '-'))
+    throw ConfigError(fmt::format("link '{}' in {}: expected SWITCH[port] with the IB port (1..254), e.g. {}",
+                                  shown(label), spec(), link_label(0)));
+  const std::string name = label.substr(0, open);
+  const RouterId r = find_router(name);
+  const int port = static_cast<int>(*port_number) - 1;
+  if (r == kNone) throw ConfigError(fmt::format("link '{}': no switch '{}' in {}", shown(label), shown(name), spec()));
   if (port < 0 || port >= radix(r) || peer(r, port).kind == PortPeer::Kind::kUnconnected)
     throw ConfigError(
-        fmt::format("link '{}': port {} of '{}' is not connected in {}", label, port + 1, m[1].str(), spec()));
+        fmt::format("link '{}': port {} of '{}' is not connected in {}", label, port + 1, name, spec()));
   const PortPeer& pp = peer(r, port);
-  if (m[3].matched) {
+  if (!rest.empty()) {
     const std::string far =
         pp.kind == PortPeer::Kind::kRouter ? fmt::format("{}[{}]", router_label(pp.id), pp.port + 1) : "";
-    if (far != m[3].str() + "[" + m[4].str() + "]")
-      throw ConfigError(fmt::format("link '{}': {}[{}] leads to {} in {}", label, m[1].str(), port + 1,
+    if (far != rest.substr(1))
+      throw ConfigError(fmt::format("link '{}': {}[{}] leads to {} in {}", shown(label), name, port + 1,
                                     far.empty() ? node_label(pp.id) : far, spec()));
   }
   if (pp.link == kNone) throw ConfigError(fmt::format("link '{}' has no link id in {}", label, spec()));

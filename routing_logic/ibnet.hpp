@@ -4,6 +4,7 @@
 // 36-port switches); ibsim netfile format (ibsim 0.10, ../shared/tools/opensm).
 #pragma once
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,10 +23,15 @@ namespace ftsim::routing {
 /// an HCA link, the switch end).
 class IbNetTopology : public Topology {
  public:
-  /// Parses ibsim netfile text. `source` names the file in errors. Throws
-  /// ConfigError naming the line for: an unknown record, a port outside
-  /// 1..P, a link whose two ends disagree, an HCA with more than one
-  /// connected port, a name used twice, no switch.
+  /// Parses ibsim netfile text or ibnetdiscover output (its id lines
+  /// vendid=, devid=, sysimgguid=, switchguid=, caguid=; port GUIDs "[1](guid)";
+  /// "enhanced/base port 0"; comments). With ibnetdiscover output the labels
+  /// are the node descriptions of its comments ('# "SW_3_3" ...') when they
+  /// are unique per kind. `source` names the file in errors. Throws
+  /// ConfigError naming the line for: an unknown record, a line longer than
+  /// kMaxInputLineBytes, a port outside 1..P (P at most 64), a link whose two
+  /// ends disagree, an HCA with more than one connected port, a name used
+  /// twice, no switch, no HCA.
   IbNetTopology(const std::string& text, const std::string& source);
   /// The DQR paper's two-tier fat tree: `leaves` leaf switches with `hosts`
   /// HCAs each and `spines` spine switches, every leaf linked once to every
@@ -45,6 +51,14 @@ class IbNetTopology : public Topology {
   LinkId parse_link(const std::string& label) const override;
   RouterId parse_router(const std::string& label) const override;
 
+  /// GUID of a switch (its switchguid) or HCA (its caguid) as ibnetdiscover
+  /// output gives it, or 0 when the file does not (ibsim netfiles).
+  std::uint64_t router_guid(RouterId r) const {
+    return m_router_guids.empty() ? 0 : m_router_guids[static_cast<std::size_t>(r)];
+  }
+  std::uint64_t node_guid(NodeId n) const {
+    return m_node_guids.empty() ? 0 : m_node_guids[static_cast<std::size_t>(n)];
+  }
   /// Router or node by name, or kNone.
   RouterId find_router(const std::string& name) const;
   NodeId find_node(const std::string& name) const;
@@ -58,6 +72,7 @@ class IbNetTopology : public Topology {
              const std::vector<std::array<int, 3>>& hca_links);
   std::string m_spec;
   std::vector<std::string> m_router_names, m_node_names;
+  std::vector<std::uint64_t> m_router_guids, m_node_guids;
   std::map<std::string, RouterId> m_router_by_name;
   std::map<std::string, NodeId> m_node_by_name;
 };

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text_input.hpp"
 #include "routing_logic/ibnet.hpp"
 #include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/kary_ntree.hpp"
@@ -121,11 +122,8 @@ std::unique_ptr<Topology> make_topology(const std::string& spec) {
     return std::make_unique<Mikant>(v[0], v[1]);
   }
   if (name == "ibnet") {
-    std::ifstream f(params);
-    if (!f) throw ConfigError(fmt::format("topology '{}': cannot open the ibsim netfile '{}'", spec, params));
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return std::make_unique<IbNetTopology>(ss.str(), params);
+    return std::make_unique<IbNetTopology>(read_text_file(params, fmt::format("topology '{}': netfile", spec)),
+                                           params);
   }
   if (name == "fat-tree2") {
     const auto v = parse_int_list(params, ',', spec);

@@ -4,10 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "common/text_input.hpp"
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/ibnet.hpp"
 #include "routing_logic/lft_routing.hpp"
@@ -15,57 +15,112 @@
 namespace ftsim::tables {
 
 using ftsim::ConfigError;
+using ftsim::LineReader;
+using ftsim::parse_unsigned;
+using ftsim::Scanner;
+using ftsim::shown;
+
+namespace {
+
+constexpr std::uint64_t kMaxUnicastLid = 0xBFFF;  // 49151: IBA unicast LIDs are 1..0xBFFF
+constexpr std::uint64_t kMaxPort = 254;
+
+/// A name quoted as 'NAME' followed by `tail` at the end of the line (the
+/// name may itself hold quotes: the last `'` + tail ends it).
+std::optional<std::string_view> quoted_to_end(Scanner& sc, std::string_view tail) {
+  std::string_view r = sc.rest();
+  while (!r.empty() && (r.back() == ' ' || r.back() == '\t')) r.remove_suffix(1);
+  const std::string close = "'" + std::string(tail);
+  if (r.size() < 1 + close.size() || r.front() != '\'' || r.substr(r.size() - close.size()) != close)
+    return std::nullopt;
+  return r.substr(1, r.size() - 1 - close.size());
+}
+
+}  // namespace
 
 LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
-  static const std::regex header(
-      R"(^Unicast lids \[(\d+)-(\d+)\] of switch Lid (\d+) guid 0x([0-9a-fA-F]{1,16}) \('(.*)'\):\s*$)");
-  static const std::regex entry(
-      R"(^0x([0-9a-fA-F]{1,4}) (\d{1,3})(?: # (Channel Adapter|Switch|Router) portguid 0x([0-9a-fA-F]{1,16}): '(.*)')?\s*$)");
-  static const std::regex trailer(R"(^(\d+) lids dumped\s*$)");
   LftSet out;
-  std::istringstream in(text);
-  std::string line;
-  int no = 0;
+  LineReader lines(text, source);
+  std::string_view line;
   bool open = false;
-  auto fail = [&](const std::string& why) { throw ConfigError(fmt::format("{}:{}: {}", source, no, why)); };
-  while (std::getline(in, line)) {
-    ++no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_match(line, m, header)) {
+  auto fail = [&](const std::string& why) { throw lines.error(why); };
+  // A number field: digits of `base` in 0..max (a LID, a port, a count).
+  auto number = [&](Scanner& sc, bool hex, std::uint64_t min, std::uint64_t max, const char* field) {
+    const std::string_view d = sc.digits(hex);
+    if (d.empty()) fail(fmt::format("expected the {} (a {} number)", field, hex ? "hexadecimal" : "decimal"));
+    const auto v = parse_unsigned(d, hex ? 16 : 10, max);
+    if (!v || *v < min) {
+      if (hex) fail(fmt::format("{} 0x{} out of range, allowed 0x{:x}..0x{:x}", field, shown(d), min, max));
+      fail(fmt::format("{} {} out of range, allowed {}..{}", field, shown(d), min, max));
+    }
+    return *v;
+  };
+  auto guid = [&](Scanner& sc, const char* field) {
+    if (!sc.eat("0x")) fail(fmt::format("expected the {} as 0x followed by hexadecimal digits", field));
+    const std::string_view d = sc.digits(true);
+    const auto v = parse_unsigned(d, 16, UINT64_MAX);
+    if (!v) fail(fmt::format("{} 0x{}: expected 1..16 hexadecimal digits", field, shown(d)));
+    return *v;
+  };
+  while (lines.next(&line)) {
+    Scanner sc(line);
+    if (sc.at_end()) continue;
+    if (sc.eat("Unicast lids [")) {
+      // Unicast lids [0-TOP] of switch Lid L guid 0xG ('NAME'):
       if (open) fail("a new switch block before the previous one's 'N lids dumped' line");
       SwitchLft s;
-      s.top_lid = std::stoi(m[2].str().substr(0, 6));
-      s.lid = std::stoi(m[3].str().substr(0, 6));
-      s.guid = std::stoull(m[4].str(), nullptr, 16);
-      s.name = m[5];
-      if (s.top_lid < 1 || s.top_lid > 49151) fail(fmt::format("top LID {} out of range, allowed 1..49151", s.top_lid));
+      number(sc, false, 0, 0, "first LID of the block");
+      if (!sc.eat("-")) fail("expected '-' in the block's LID range [0-TOP]");
+      s.top_lid = static_cast<int>(number(sc, false, 1, kMaxUnicastLid, "top LID"));
+      if (!sc.eat("] of switch Lid ")) fail("expected '] of switch Lid ' after the LID range");
+      s.lid = static_cast<int>(number(sc, false, 1, kMaxUnicastLid, "switch LID"));
+      if (!sc.eat(" guid ")) fail("expected ' guid 0x...' after the switch LID");
+      s.guid = guid(sc, "switch GUID");
+      if (!sc.eat(" (")) fail("expected \" ('NAME'):\" after the switch GUID");
+      const auto name = quoted_to_end(sc, "):");
+      if (!name) fail("expected the switch name as ('NAME'): at the end of the line");
+      s.name = std::string(*name);
       out.switches.push_back(s);
       open = true;
-    } else if (std::regex_match(line, m, entry)) {
+    } else if (sc.eat("0x")) {
+      // 0xLID PORT [# Channel Adapter|Switch|Router portguid 0xG: 'NAME']
       if (!open) fail("a LID entry outside a switch block");
       SwitchLft& s = out.switches.back();
-      const int lid = std::stoi(m[1].str(), nullptr, 16);
-      const int port = std::stoi(m[2].str());
-      if (lid < 1 || lid > s.top_lid)
-        fail(fmt::format("LID 0x{:04x} out of range, allowed 0x0001..0x{:04x}", lid, s.top_lid));
-      if (port > 254) fail(fmt::format("port {} out of range, allowed 0..254", port));
+      const int lid = static_cast<int>(number(sc, true, 1, static_cast<std::uint64_t>(s.top_lid), "LID"));
+      if (!sc.eat(" ")) fail("expected a space and the port after the LID");
+      const int port = static_cast<int>(number(sc, false, 0, kMaxPort, "port"));
       if (!s.port.emplace(lid, port).second)
         fail(fmt::format("LID 0x{:04x} listed twice for switch '{}'", lid, s.name));
-      if (m[3].matched) {
-        LidEndpoint e{m[5], m[3] == "Switch", std::stoull(m[4].str(), nullptr, 16)};
-        const auto [it, fresh] = out.lids.emplace(lid, e);
-        if (!fresh && (it->second.name != e.name || it->second.guid != e.guid))
-          fail(fmt::format("LID 0x{:04x} names '{}' here and '{}' before", lid, e.name, it->second.name));
+      if (sc.at_end()) continue;
+      if (!sc.eat("# ")) fail(fmt::format("unexpected text after the port: '{}'", shown(sc.rest())));
+      bool is_switch = false;
+      if (sc.eat("Switch")) {
+        is_switch = true;
+      } else if (!sc.eat("Channel Adapter") && !sc.eat("Router")) {
+        fail("expected 'Channel Adapter', 'Switch' or 'Router' after '#'");
       }
-    } else if (std::regex_match(line, m, trailer)) {
+      if (!sc.eat(" portguid ")) fail("expected ' portguid 0x...' after the node type");
+      const std::uint64_t g = guid(sc, "port GUID");
+      if (!sc.eat(": ")) fail("expected \": 'NAME'\" after the port GUID");
+      const auto name = quoted_to_end(sc, "");
+      if (!name) fail("expected the node name as 'NAME' at the end of the line");
+      LidEndpoint e{std::string(*name), is_switch, g};
+      const auto [it, fresh] = out.lids.emplace(lid, e);
+      if (!fresh && (it->second.name != e.name || it->second.guid != e.guid))
+        fail(fmt::format("LID 0x{:04x} names '{}' (GUID 0x{:016x}) here and '{}' (GUID 0x{:016x}) before", lid,
+                         e.name, e.guid, it->second.name, it->second.guid));
+    } else if (!sc.digits().empty()) {
+      // N lids dumped
+      Scanner count(line);
+      count.skip_blanks();
+      const std::uint64_t n = number(count, false, 0, kMaxUnicastLid, "trailer's LID count");
+      if (!count.eat(" lids dumped") || !count.at_end()) fail(fmt::format("not an opensm-lfts.dump line: '{}'", shown(line)));
       if (!open) fail("'lids dumped' outside a switch block");
-      if (std::stoi(m[1].str().substr(0, 6)) != out.switches.back().top_lid)
-        fail(fmt::format("the trailer says {} lids, the header's range ends at {}", m[1].str(),
-                         out.switches.back().top_lid));
+      if (n != static_cast<std::uint64_t>(out.switches.back().top_lid))
+        fail(fmt::format("the trailer says {} lids, the header's range ends at {}", n, out.switches.back().top_lid));
       open = false;
     } else {
-      fail(fmt::format("not an opensm-lfts.dump line: '{}'", line));
+      fail(fmt::format("not an opensm-lfts.dump line: '{}'", shown(line)));
     }
   }
   if (open) throw ConfigError(fmt::format("{}: the last switch block has no 'N lids dumped' line", source));
@@ -74,12 +129,10 @@ LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
 }
 
 LftSet LftSet::load(const std::string& dir_or_file) {
-  const std::string path = std::filesystem::is_directory(dir_or_file) ? dir_or_file + "/opensm-lfts.dump" : dir_or_file;
-  std::ifstream f(path);
-  if (!f) throw ConfigError(fmt::format("cannot read the LFT dump '{}'", path));
-  std::stringstream text;
-  text << f.rdbuf();
-  return parse_dump(text.str(), path);
+  std::error_code ec;
+  const std::string path =
+      std::filesystem::is_directory(dir_or_file, ec) ? dir_or_file + "/opensm-lfts.dump" : dir_or_file;
+  return parse_dump(read_text_file(path, "LFT dump"), path);
 }
 
 std::string LftSet::dump() const {
