@@ -23,8 +23,8 @@ std::string read_text_file(const std::string& path, const std::string& what, std
   const auto size = fs::file_size(path, ec);
   if (ec) throw ConfigError(fmt::format("cannot read {} '{}': {}", what, path, ec.message()));
   if (size > max_bytes)
-    throw ConfigError(fmt::format("{} '{}' is {} bytes; at most {} ({} MiB) allowed", what, path, size, max_bytes,
-                                  max_bytes >> 20));
+    throw ConfigError(
+        fmt::format("{} '{}' is {} bytes; at most {} ({} MiB) allowed", what, path, size, max_bytes, max_bytes >> 20));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
   std::string text(static_cast<std::size_t>(size), '\0');
@@ -37,10 +37,30 @@ std::string read_text_file(const std::string& path, const std::string& what, std
   return text;
 }
 
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kb = 0;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
 std::string shown(std::string_view token) {
   constexpr std::size_t kShown = 40;
   if (token.size() <= kShown) return std::string(token);
   return fmt::format("{}... ({} characters)", token.substr(0, kShown), token.size());
+}
+
+void check_no_control_characters(std::string_view value, const std::string& field) {
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (c < 0x20 || c == 0x7f)
+      throw ConfigError(
+          fmt::format("{}: '{}' holds a control character (byte 0x{:02x} at position {}); names and paths "
+                      "must be printable text",
+                      field, shown(value.substr(0, i)), c, i + 1));
+  }
 }
 
 std::optional<std::uint64_t> parse_unsigned(std::string_view digits, int base, std::uint64_t max) {

@@ -20,6 +20,10 @@ inline constexpr std::size_t kMaxInputLineBytes = 4096;
 /// of tens of thousands of LIDs stays below it).
 inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;
 
+/// Bytes of memory available to this process (the kernel's MemAvailable),
+/// 0 when unknown. Sizes checked against it before a large allocation.
+std::uint64_t available_memory_bytes();
+
 /// Reads a regular file whole. `what` names it in errors ("LFT dump").
 /// Throws ConfigError when the path is missing, a directory, not a regular
 /// file (a device, a pipe: /dev/zero would never end), larger than
@@ -30,6 +34,11 @@ std::string read_text_file(const std::string& path, const std::string& what,
 /// A token shortened for an error message: at most 40 characters, with the
 /// total length when it was cut.
 std::string shown(std::string_view token);
+
+/// Throws ConfigError naming `field` when `value` holds a control character
+/// (bytes 0x00-0x1f and 0x7f: a newline, a tab, an escape). Names and paths
+/// that go into generated scripts, plots and CSV cells must be printable.
+void check_no_control_characters(std::string_view value, const std::string& field);
 
 /// Digits as an unsigned number in `base` (10 or 16) when every character is
 /// a digit of that base, there is at least one, and the value is at most

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -75,14 +76,20 @@ bool ddrc_connected(const KAryNTree& tree, const FaultSet& faults) {
   return true;
 }
 
-bool routing_connected(const RoutingRelation& relation, const FaultSet& faults) {
+bool routing_connected(const RoutingRelation& relation, const FaultSet& faults,
+                       const std::function<void(std::uint64_t)>& sources_done) {
   const auto& tree = dynamic_cast<const KAryNTree&>(relation.topology());
   const auto alive = alive_port_masks(tree, faults);
   std::vector<RerouteState> reroute(static_cast<std::size_t>(tree.num_routers()));
   const int max_hops = 16 + 8 * tree.n() * tree.k();
-  for (NodeId s = 0; s < tree.num_nodes(); ++s)
+  for (NodeId s = 0; s < tree.num_nodes(); ++s) {
     for (NodeId d = 0; d < tree.num_nodes(); ++d)
-      if (s != d && !walk(relation, alive, s, d, max_hops, &reroute).delivered) return false;
+      if (s != d && !walk(relation, alive, s, d, max_hops, &reroute).delivered) {
+        if (sources_done) sources_done(static_cast<std::uint64_t>(tree.num_nodes() - s));
+        return false;
+      }
+    if (sources_done) sources_done(1);
+  }
   return true;
 }
 
@@ -101,6 +108,23 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
     if (f > m || f < 0)
       throw ConfigError(
           fmt::format("--faults {}: allowed 0..{} ({} has {} switch-switch links)", f, m, tree.spec(), m));
+  // Progress counts source nodes checked over every fault set of every row
+  // (a DDRC set counts all its sources at once), so one long row of a large
+  // tree still reports as it goes.
+  std::uint64_t total_units = 0;
+  const auto per_set = static_cast<std::uint64_t>(tree.num_nodes());
+  for (int f : fault_counts) {
+    const std::uint64_t c = inodes::binomial(m, f);
+    total_units += (c <= static_cast<std::uint64_t>(samples) ? c : static_cast<std::uint64_t>(samples)) * per_set;
+  }
+  std::uint64_t units_done = 0;
+  std::mutex progress_mu;
+  const std::function<void(std::uint64_t)> advance = [&](std::uint64_t n) {
+    if (!progress) return;
+    std::lock_guard<std::mutex> lock(progress_mu);
+    units_done += n;
+    progress(units_done, total_units);
+  };
   std::vector<ConnectivityRow> rows;
   for (int f : fault_counts) {
     if (f > m) throw ConfigError(fmt::format("--faults {}: {} has only {} switch-switch links", f, tree.spec(), m));
@@ -145,14 +169,19 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
         for (std::size_t i = next++; i < sets.size(); i = next++) {
           FaultSet fs;
           fs.links = sets[i];
-          const bool ok = mechanism == "ddrc" ? ddrc_connected(tree, fs) : routing_connected(ddlr, fs);
+          bool ok = false;
+          if (mechanism == "ddrc") {
+            ok = ddrc_connected(tree, fs);
+            advance(per_set);
+          } else {
+            ok = routing_connected(ddlr, fs, advance);
+          }
           if (ok) ++connected;
         }
       });
     for (auto& th : pool) th.join();
     row.connected_probability = static_cast<double>(connected.load()) / static_cast<double>(sets.size());
     rows.push_back(row);
-    if (progress) progress(rows.size(), fault_counts.size());
   }
   return rows;
 }

@@ -28,8 +28,11 @@ bool ddrc_connected(const KAryNTree& tree, const FaultSet& faults);
 /// pair under routing_trials' walk: first candidate, its lowest VC; a
 /// discard, an empty candidate set or more than 16 + 8 n k hops count as
 /// failures. ADLR is walked with one re-route vector per switch, kept across
-/// the pairs.
-bool routing_connected(const RoutingRelation& relation, const FaultSet& faults);
+/// the pairs. `sources_done(n)`, when given, is called after each source node
+/// with n = 1, and with the sources left unchecked when a pair fails (for
+/// progress on large trees: one fault set of kary-ntree:2,12 takes 50 s).
+bool routing_connected(const RoutingRelation& relation, const FaultSet& faults,
+                       const std::function<void(std::uint64_t)>& sources_done = {});
 
 /// One row of `ftsim analyze connectivity`.
 struct ConnectivityRow {

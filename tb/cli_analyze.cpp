@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "common/config_error.hpp"
+#include "common/text_input.hpp"
 #include "routing_logic/dqr.hpp"
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/routing_relation.hpp"
@@ -37,6 +39,7 @@ void add_jobs_and_out(CLI::App* app, Int& jobs, std::string& out) {
 }
 
 constexpr long long kMaxRangeValues = 100000;
+constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 
 std::vector<int> parse_range_impl(const std::string& text, const std::string& option) {
   std::vector<int> out;
@@ -95,7 +98,7 @@ class RoutingSuccessCommand final : public Command {
     success->add_option("--fault-rate", an_rate, "percent of links faulty instead of a count: A..B[:STEP], 0..100");
     success->add_option("--trials", an_trials, "trials per fault count (default 100000)")
         ->check(CLI::Range(1L, 100000000L));
-    success->add_option("--seed", an_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
+    success->add_option("--seed", an_seed, "seed (default 1)")->check(integer_in(0, kMaxU64));
     add_jobs_and_out(success, an_threads, an_out);
     success->add_flag("--quiet", quiet, "no summary line");
     an_threads = d.jobs;
@@ -110,9 +113,7 @@ class RoutingSuccessCommand final : public Command {
     if (an_algorithms == "all") {
       algos = implemented;
     } else {
-      std::stringstream ss(an_algorithms);
-      std::string a;
-      while (std::getline(ss, a, ',')) {
+      for (const std::string& a : split_names(an_algorithms, "--algorithms")) {
         if (std::find(implemented.begin(), implemented.end(), a) != implemented.end()) {
           algos.push_back(a);
         } else if (std::find(planned.begin(), planned.end(), a) != planned.end()) {
@@ -193,10 +194,11 @@ class FaultToleranceCommand final : public Command {
     auto* ex_flag = ftol->add_flag("--exhaustive", ft_exhaustive, "every combination of the whole network");
     auto* region_opt = ftol->add_option("--region", ft_region, "distance1: every combination inside the region")
                            ->check(CLI::IsMember({"distance1"}));
-    ftol->add_option("--center", ft.region_center, "region centre node id (default 0)")->check(CLI::NonNegativeNumber);
+    ftol->add_option("--center", ft.region_center, "region centre node id (default 0)")
+        ->check(integer_in(0, std::numeric_limits<int>::max()));
     auto* samples_opt = ftol->add_option("--samples", ft.samples, "random combinations per fault count")
                             ->check(CLI::Range(1L, 1000000000L));
-    ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)")->check(CLI::NonNegativeNumber);
+    ftol->add_option("--seed", ft.seed, "seed for --samples (default 1)")->check(integer_in(0, kMaxU64));
     add_jobs_and_out(ftol, ft.threads, ft_out);
     ftol->add_flag(
         "--mpi", ft_mpi,
@@ -262,7 +264,7 @@ class ConnectivityCommand final : public Command {
     conn->add_option("--faults", cn_faults, "faulty switch-switch links: A..B, A..B:STEP or A,B,C (default 1..10)");
     conn->add_option("--samples", cn_samples, "fault sets per count; exact enumeration when C(L,f) <= samples")
         ->check(CLI::Range(1L, 100000000L));
-    conn->add_option("--seed", cn_seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
+    conn->add_option("--seed", cn_seed, "seed (default 1)")->check(integer_in(0, kMaxU64));
     add_jobs_and_out(conn, an_threads, cn_out);
     conn->add_flag("--quiet", quiet, "no summary line");
     an_threads = d.jobs;
@@ -276,7 +278,7 @@ class ConnectivityCommand final : public Command {
       throw ftsim::ConfigError(fmt::format("--topology {}: connectivity analysis needs kary-ntree:K,N", cn_topology));
     const auto counts = parse_range(cn_faults, "--faults");
     const auto wall0 = std::chrono::steady_clock::now();
-    ftsim::tb::Progress progress("analyze connectivity " + cn_mechanism, "fault counts", !quiet, 2.0);
+    ftsim::tb::Progress progress("analyze connectivity " + cn_mechanism, "sources x fault sets", !quiet, 2.0);
     const auto rows = ftsim::routing::fat_tree_connectivity(
         *tree, cn_mechanism, counts, cn_samples, cn_seed, an_threads,
         [&](std::uint64_t done, std::uint64_t total) { progress.step(done, total); });
@@ -340,7 +342,7 @@ class DqrCommand final : public Command {
     dqr->add_option("--faults", dq_faults, "fault counts 1..N: each run adds up to N faults (default 1..10)");
     dqr->add_option("--runs", dq.runs, "runs per variant (default 500, as in the paper)")
         ->check(CLI::Range(1, 10000000));
-    dqr->add_option("--seed", dq.seed, "seed (default 1)")->check(CLI::NonNegativeNumber);
+    dqr->add_option("--seed", dq.seed, "seed (default 1)")->check(integer_in(0, kMaxU64));
     add_jobs_and_out(dqr, dq.threads, dq_out);
     dqr->add_flag("--quiet", quiet, "no progress or summary");
     dqr->add_flag("--every-single-fault", dq.every_single_fault,
@@ -353,16 +355,22 @@ class DqrCommand final : public Command {
   }
   int execute() override {
     ftsim::tb::check_output_file(dq_out, "--out");
+    // Each run adds faults one by one and reports every count 1..N: a list
+    // or a step cannot be honoured ("1,3,2" stopped at 2, "1..5:2" ran 1..5).
     const auto counts = parse_range(dq_faults, "--faults");
-    if (counts.empty() || counts.front() != 1 || counts.back() < 1)
-      throw ftsim::ConfigError(fmt::format("--faults '{}': a range 1..N with N >= 1", dq_faults));
+    bool consecutive = !counts.empty() && counts.front() == 1;
+    for (std::size_t i = 1; i < counts.size(); ++i) consecutive = consecutive && counts[i] == counts[i - 1] + 1;
+    if (!consecutive)
+      throw ftsim::ConfigError(fmt::format(
+          "--faults '{}': analyze dqr adds faults one at a time and reports every count, so give a range 1..N "
+          "(N >= 1) without a step",
+          dq_faults));
     dq.max_faults = counts.back();
     dq.variants.clear();
     if (dq_variants == "all") {
       dq.variants = ftsim::routing::dqr::variant_names();
     } else {
-      std::stringstream ss(dq_variants);
-      for (std::string v; std::getline(ss, v, ',');) dq.variants.push_back(v);
+      dq.variants = split_names(dq_variants, "--variant");
     }
     dq.progress = !quiet;
     dq.move_layers = dq_layers == "all";
@@ -391,6 +399,30 @@ class DqrCommand final : public Command {
 };
 
 }  // namespace
+
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        const auto v = ftsim::parse_unsigned(text, 10, max);
+        if (v && *v >= min) return {};
+        return fmt::format("'{}' is not an integer in {}..{}", ftsim::shown(text), min, max);
+      },
+      fmt::format("INT in {}..{}", min, max));
+}
+
+std::vector<std::string> split_names(const std::string& text, const std::string& option) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (name.empty())
+      throw ftsim::ConfigError(fmt::format("{} '{}': an empty name; give a comma list of names", option, text));
+    out.push_back(name);
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
+}
 
 std::vector<int> parse_range(const std::string& text, const std::string& option) {
   return parse_range_impl(text, option);

@@ -5,6 +5,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,16 @@ void add_sweep_command(CLI::App& app, const Defaults& d, Commands& out);
 void add_analyze_commands(CLI::App& app, const Defaults& d, Commands& out);
 /// `ftsim lft diff|netfile|export` (tb/cli_lft.cpp).
 void add_lft_commands(CLI::App& app, Commands& out);
+
+/// A CLI11 check for an unsigned integer option in min..max, read whole:
+/// CLI11's own checks clamped 18446744073709551616 to 2^64 - 1 and printed
+/// the range of a double (a 309-digit number). Negative and non-integer
+/// text is refused too.
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max);
+
+/// Splits a comma list of names (--variant, --algorithms). Throws
+/// ConfigError naming `option` for an empty list or an empty name.
+std::vector<std::string> split_names(const std::string& text, const std::string& option);
 
 /// Parses "A..B", "A..B:STEP", "A,B,C" or "A" into non-negative integers (at
 /// most 100,000 of them). Throws ConfigError naming `option`.

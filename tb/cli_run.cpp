@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "common/config_error.hpp"
@@ -26,7 +27,8 @@ namespace {
 /// vertical lines at every fault, repair, and (Immunet) the first detection,
 /// the end of the emergency and the last table update. gnuplot runs without a
 /// shell and leaves no script or log behind. Returns false (with gnuplot's
-/// message in *error) when the plot was not written.
+/// message in *error) when gnuplot is not installed; throws OutputError when
+/// the plot could not be written.
 bool plot_timeseries(const std::string& dir, const std::string& title, const nlohmann::json& stats,
                      std::uint64_t warmup, std::uint64_t measure, std::string* error) {
   using ftsim::tb::gnuplot_quote;
@@ -76,7 +78,7 @@ bool plot_timeseries(const std::string& dir, const std::string& title, const nlo
        "'accepted'\n"
     << "unset label\nset xlabel 'cycle'\nset ylabel 'mean latency (cycles)'\nplot " << csv
     << " every ::1 using 2:6 with lines lw 1.5 title 'latency'\nunset multiplot\n";
-  return ftsim::tb::run_gnuplot(g.str(), error);
+  return ftsim::tb::draw_plots(g.str(), {dir + "/timeseries.png"}, error);
 }
 
 class RunCommand final : public Command {
@@ -87,8 +89,12 @@ class RunCommand final : public Command {
     run->add_option("--set", sets, "override a key: dotted.key=value (repeatable)");
     run->add_option("--out", out_dir, "output directory (default results)");
     auto* vcd_opt = run->add_option("--vcd", vcd, "write VCD waves to FILE");
-    run->add_option("--trace-from", trace_from, "first traced cycle")->needs(vcd_opt)->check(CLI::NonNegativeNumber);
-    run->add_option("--trace-to", trace_to, "last traced cycle")->needs(vcd_opt)->check(CLI::NonNegativeNumber);
+    run->add_option("--trace-from", trace_from, "first traced cycle")
+        ->needs(vcd_opt)
+        ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
+    run->add_option("--trace-to", trace_to, "last traced cycle")
+        ->needs(vcd_opt)
+        ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
     run->add_option("--trace-routers", trace_routers,
                     "trace only these routers: labels and mesh/torus regions separated by ';' "
                     "(e.g. \"3,3;4,3\" or \"2..5,2..5\"; default all)")
@@ -100,19 +106,19 @@ class RunCommand final : public Command {
   }
   int execute() override {
     const auto cfg = ftsim::tb::load_experiment(experiment, sets);
+    // Everything the user gave is checked before any output exists: a bad
+    // --trace-routers used to leave an empty folder and a 0-byte VCD.
+    if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
+      throw ftsim::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
+    const std::int64_t last_cycle = cfg.sim.warmup_cycles + cfg.sim.measure_cycles + cfg.sim.max_drain_cycles;
+    if (!vcd.empty() && trace_from >= last_cycle)
+      throw ftsim::ConfigError(
+          fmt::format("--trace-from {} is beyond the run: it ends by cycle {} (warm-up + measurement + at most "
+                      "sim.max_drain_cycles of drain)",
+                      trace_from, last_cycle));
+    if (!trace_routers.empty()) ftsim::tb::check_trace_routers(cfg, trace_routers);
+    if (!vcd.empty()) ftsim::tb::check_output_file(vcd, "--vcd");
     ftsim::tb::prepare_output_dir(out_dir, "--out");
-    if (!vcd.empty()) {
-      // Found before the simulation: the folder is created, and a file that
-      // cannot be written is a user error (exit 2), not an internal one.
-      const std::filesystem::path vp(vcd);
-      std::error_code ec;
-      if (vp.has_parent_path()) std::filesystem::create_directories(vp.parent_path(), ec);
-      if (ec)
-        throw ftsim::ConfigError(
-            fmt::format("--vcd {}: cannot create the folder {}: {}", vcd, vp.parent_path().string(), ec.message()));
-      if (std::filesystem::is_directory(vp) || !std::ofstream(vcd, std::ios::app))
-        throw ftsim::ConfigError(fmt::format("--vcd {}: cannot write this file", vcd));
-    }
     ftsim::tb::RunOptions ro;
     ro.out_dir = out_dir;
     ro.vcd_path = vcd;
@@ -122,14 +128,6 @@ class RunCommand final : public Command {
     ro.quiet = quiet;
     ro.experiment_name = experiment;
     ro.command_line = m_command_line;
-    if (!vcd.empty() && trace_to >= 0 && trace_to < trace_from)
-      throw ftsim::ConfigError(fmt::format("--trace-to {} is before --trace-from {}", trace_to, trace_from));
-    const std::int64_t last_cycle = cfg.sim.warmup_cycles + cfg.sim.measure_cycles + cfg.sim.max_drain_cycles;
-    if (!vcd.empty() && trace_from >= last_cycle)
-      throw ftsim::ConfigError(
-          fmt::format("--trace-from {} is beyond the run: it ends by cycle {} (warm-up + measurement + at most "
-                      "sim.max_drain_cycles of drain)",
-                      trace_from, last_cycle));
     const auto res = ftsim::tb::run_experiment(cfg, ro);
     if (!quiet) {
       std::cout << ftsim::tb::run_summary(res.stats);
@@ -143,11 +141,12 @@ class RunCommand final : public Command {
                                res.stats["cycles"].get<std::int64_t>(), trace_from);
     if (plot) {
       std::string why;
-      const std::string title = cfg.source["name"] ? cfg.source["name"].as<std::string>() : experiment;
+      const std::string title =
+          cfg.source["name"] && cfg.source["name"].IsScalar() ? cfg.source["name"].Scalar() : experiment;
       if (plot_timeseries(out_dir, title, res.stats, cfg.sim.warmup_cycles, cfg.sim.measure_cycles, &why)) {
         if (!quiet) std::cout << fmt::format("ftsim: wrote plot {}/timeseries.png\n", out_dir);
       } else {
-        std::cerr << "ftsim: gnuplot failed; the plot was not written\n" << why;
+        std::cerr << "ftsim: gnuplot is not installed; the plot was not written\n" << why;
       }
     }
     if (res.exit_code != 0) std::cerr << "ftsim: " << res.message << "\n";

@@ -2,6 +2,8 @@
 
 #include "tb/cli_text.hpp"
 
+#include "common/text_input.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -90,6 +92,28 @@ struct Point {
 
 }  // namespace
 
+namespace {
+/// Refuses, before anything large is allocated, an analysis whose routing
+/// tables cannot fit: every engine (the prototype, one per worker, and the
+/// tables before each step with --check-transition) holds a port per router
+/// and destination, and the flow set holds a path per source-destination
+/// pair. mesh:1024x1024 ended in bad_alloc after 33 s.
+void check_dqr_memory(const rt::Topology& topo, const DqrAnalysisOptions& opt) {
+  const double routers = topo.num_routers(), nodes = topo.num_nodes();
+  const double table = routers * nodes * sizeof(rt::PortId);
+  const double engines = 2.0 + std::max(1, std::min(opt.threads, opt.runs)) * (opt.check_transition ? 2.0 : 1.0);
+  const double flows = nodes * nodes * 16.0;  // a flow's bookkeeping: at least its two ends and its path's start
+  const double need = table * engines + flows;
+  const std::uint64_t have = ftsim::available_memory_bytes();
+  if (have > 0 && need > static_cast<double>(have) * 0.9)
+    throw ftsim::ConfigError(fmt::format(
+        "topology {}: {} switches x {} destinations of routing tables for {:.0f} engines need at least {:.1f} GiB, "
+        "but this machine has {:.1f} GiB available; choose a smaller fabric or fewer --jobs",
+        topo.spec(), topo.num_routers(), topo.num_nodes(), engines, need / (1ULL << 30),
+        static_cast<double>(have) / (1ULL << 30)));
+}
+}  // namespace
+
 nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   if (opt.max_faults < 1) throw ftsim::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
   if (opt.runs < 1) throw ftsim::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
@@ -103,6 +127,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   const bool switch_endpoints = opt.endpoints == "all";
   std::unique_ptr<rt::Topology> topo = rt::make_topology(opt.topology);
   if (switch_endpoints) topo = std::make_unique<rt::SwitchEndpointTopology>(std::move(topo));
+  check_dqr_memory(*topo, opt);
   DqrInitial initial = dqr_initial(*topo, opt.initial);
   const int layers = initial.layers.count;
   const rt::dqr::Engine prototype(*topo, std::move(initial.tables), std::move(initial.layers),
@@ -110,6 +135,9 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   std::vector<rt::LinkId> switch_links;
   for (rt::LinkId l = 0; l < topo->num_links(); ++l)
     if (!topo->link(l).b_is_node) switch_links.push_back(l);
+  if (static_cast<std::size_t>(opt.max_faults) > switch_links.size())
+    throw ftsim::ConfigError(fmt::format("--faults 1..{}: {} has {} switch-to-switch links; at most 1..{}",
+                                         opt.max_faults, topo->spec(), switch_links.size(), switch_links.size()));
   const double flows = static_cast<double>(prototype.flow_count());
   const auto wall0 = std::chrono::steady_clock::now();
   const std::uint64_t total_runs = static_cast<std::uint64_t>(opt.runs) * variants.size();

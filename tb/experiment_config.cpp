@@ -11,6 +11,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "common/text_input.hpp"
 #include "routing_logic/types.hpp"
 #include "tb/cli_text.hpp"
 #include "tb/mechanism_registry.hpp"
@@ -471,11 +472,17 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     throw ConfigError(fmt::format("--set '{}': expected dotted.key=value", assignment));
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
+  // Experiment keys are at most four levels deep (router.latency.rc); a
+  // deeper path is a typo, and 50,000 levels overflowed the stack.
+  constexpr std::size_t kMaxKeyLevels = 16;
   std::vector<std::string> keys;
   std::stringstream ss(path);
   std::string k;
   while (std::getline(ss, k, '.')) {
-    if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in '{}'", assignment, path));
+    if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in '{}'", shown(assignment), shown(path)));
+    if (keys.size() == kMaxKeyLevels)
+      throw ConfigError(fmt::format("--set '{}': the key has more than {} dotted levels; at most {} allowed",
+                                    shown(assignment), kMaxKeyLevels, kMaxKeyLevels));
     keys.push_back(k);
   }
   const YAML::Node value = parse_yaml_document(text, fmt::format("--set '{}': value", assignment));

@@ -23,12 +23,14 @@
 #include "tb/output_files.hpp"
 #include "tb/run_summary.hpp"
 #include "tb/version.hpp"
+#include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using ftsim::OutputError;
 
 /// The signal that asked the running simulation to stop (0: none). Set by the
 /// handler, polled by the Monitor every few cycles.
@@ -145,18 +147,41 @@ class Monitor : public sc_core::sc_module {
     // saturation a flit on a congested escape ring can wait several thousand
     // cycles and still move (Immunet 8x8 with fair injection at offered 1.0:
     // between 5,000 and 10,000).
+    //
+    // A flit that waited 4W is deadlocked when its wait-for path closes a
+    // cycle or ends at a failed port (a wedge). Otherwise its path ends at a
+    // free resource it keeps losing (an output VC that is free or changes
+    // hands, an ejection port in use): it is starved by arbitration, not
+    // deadlocked (a hotspot at 19 times what it accepts, under DOR, which
+    // cannot deadlock). It is then watched, for as long as it takes, until
+    // it moves (stats.json "starvation", warning "starvation") or its path
+    // closes; the "no flit moved" watchdog still ends a run where nothing
+    // moves.
     if (!reconfiguring && c >= m_next_stuck_check) {
       m_next_stuck_check = c + std::max<std::uint64_t>(1, w / 4);
-      const auto o = m_net.oldest_waiting_flit();
+      if (m_suspect.found && !still_waiting(m_suspect)) {
+        record_starvation(m_suspect, c);
+        m_suspect = {};
+      }
+      const auto o = m_suspect.found ? m_suspect : m_net.oldest_waiting_flit();
       if (o.found && c >= std::max(o.since, m_quiet_since) + m_stuck_cycles) {
-        deadlock = true;
-        deadlock_kind = "stuck_flit";
-        deadlock_cycle = o.since;
-        stuck_where = o.where;
-        blocked = m_net.blocked_vcs(64);
-        chain = m_net.wait_for_chain();
-        finish(c);
-        return;
+        const auto wf = m_net.wait_for_from(o.router, o.port, o.queue);
+        const bool frozen = wf.cycle || wf.end_requests_dead_port;
+        if (frozen) {
+          deadlock = true;
+          deadlock_kind = "stuck_flit";
+          deadlock_cycle = o.since;
+          stuck_where = o.where;
+          blocked = m_net.blocked_vcs(64);
+          chain = wf.cycle ? wf.path : m_net.wait_for_chain();
+          finish(c);
+          return;
+        }
+        if (!m_suspect.found) {
+          m_suspect = o;
+          m_suspect_packet =
+              m_net.routers[static_cast<std::size_t>(o.router)].input_queue(o.port, o.queue).fifo.front().item.packet;
+        }
       }
     }
     if (c >= s.window_end &&
@@ -168,8 +193,40 @@ class Monitor : public sc_core::sc_module {
     next_trigger(m_net.clk.period() * static_cast<double>(m_interval));
   }
 
+  /// True while the suspect's packet still heads the queue it was found in.
+  bool still_waiting(const Network::OldestFlit& o) const {
+    const auto& fifo = m_net.routers[static_cast<std::size_t>(o.router)].input_queue(o.port, o.queue).fifo;
+    return !fifo.empty() && fifo.front().ready == o.since && fifo.front().item.packet == m_suspect_packet;
+  }
+
+  void record_starvation(const Network::OldestFlit& o, std::uint64_t c) {
+    ++starvation.flits;
+    // It moved within the last check interval: its wait is known to W/4.
+    const std::uint64_t waited = c - o.since;
+    if (waited > starvation.max_wait_cycles) {
+      starvation.max_wait_cycles = waited;
+      starvation.worst = o.where;
+    }
+  }
+
+ public:
+  /// Flits that waited at least 4W in a transit VC and then moved (see
+  /// check()): starved, not deadlocked.
+  struct Starvation {
+    std::uint64_t flits = 0;
+    std::uint64_t max_wait_cycles = 0;  ///< to within W/4 cycles
+    std::string worst;
+    std::string still_waiting;  ///< a starving flit that had not moved when the run ended
+    std::uint64_t still_waiting_cycles = 0;
+  } starvation;
+
+ private:
   void finish(std::uint64_t c) {
     end_cycle = c;
+    if (!deadlock && m_suspect.found && still_waiting(m_suspect)) {
+      starvation.still_waiting = m_suspect.where;
+      starvation.still_waiting_cycles = c - m_suspect.since;
+    }
     if (c % static_cast<std::uint64_t>(m_cfg.sim.window_cycles) != 0) emit_row(c);
     sc_core::sc_stop();
   }
@@ -196,6 +253,8 @@ class Monitor : public sc_core::sc_module {
   Network& m_net;
   const ExperimentConfig& m_cfg;
   std::uint64_t m_next_stuck_check = 0;
+  Network::OldestFlit m_suspect;  ///< a flit past 4W whose wait-for path still moves (starving), watched
+  std::uint32_t m_suspect_packet = 0;
   std::uint64_t m_quiet_since = 0;  // end of the last reconfiguration seen
   /// 4W, or twice ADLR's re-route timeout when longer (a packet may wait that
   /// long by design before it is re-routed).
@@ -376,21 +435,32 @@ routing::DeadlockCheck check_deadlock_freedom(const Network& net, const Experime
 }
 
 /// Runs the simulation to its end, with the VCD window of `opts` (trace
-/// from/to, router selection). Returns the wall seconds of sc_start.
-double simulate(Network& net, const RunOptions& opts) {
+/// from/to, router selection). Returns the wall seconds of sc_start. The VCD
+/// goes through a CheckedFileSink: a write that failed (a full disk) leaves
+/// its message in *vcd_error, and the run goes on to write its statistics.
+double simulate(Network& net, const RunOptions& opts, std::string* vcd_error) {
   const std::vector<char> traced =
       opts.trace_routers.empty() ? std::vector<char>{} : parse_router_selection(net.topology(), opts.trace_routers);
   const sc_core::sc_time period = net.clk.period();
   const auto sim_start = Clock::now();
   sc_core::sc_trace_file* tf = nullptr;
+  std::unique_ptr<CheckedFileSink> sink;
   auto open_trace = [&] {
-    std::string base = opts.vcd_path;
-    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
-    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    sink = std::make_unique<CheckedFileSink>(opts.vcd_path, ".vcd");
+    tf = sc_core::sc_create_vcd_trace_file(sink->writer_base().c_str());
     tf->set_time_unit(1, sc_core::SC_PS);  // Immunet drives its wires in the second half of a cycle
     net.trace(tf, traced);
     net.context().trace_mode = true;
     for (auto& r : net.routers) r.wake();
+  };
+  auto close_trace = [&] {
+    sc_core::sc_close_vcd_trace_file(tf);
+    tf = nullptr;
+    try {
+      sink->finish();
+    } catch (const OutputError& e) {
+      *vcd_error = e.what();
+    }
   };
   auto running = [] { return sc_core::sc_get_status() != sc_core::SC_STOPPED; };
   if (!opts.vcd_path.empty()) {
@@ -400,14 +470,13 @@ double simulate(Network& net, const RunOptions& opts) {
       if (opts.trace_to >= 0) {
         const std::int64_t len = std::max<std::int64_t>(1, opts.trace_to - opts.trace_from + 1);
         sc_core::sc_start(period * static_cast<double>(len));
-        sc_core::sc_close_vcd_trace_file(tf);
-        tf = nullptr;
+        close_trace();
         net.context().trace_mode = false;
       }
     }
   }
   if (running()) sc_core::sc_start();
-  if (tf != nullptr) sc_core::sc_close_vcd_trace_file(tf);
+  if (tf != nullptr) close_trace();
   return std::chrono::duration<double>(Clock::now() - sim_start).count();
 }
 
@@ -592,6 +661,10 @@ void write_outputs(const std::string& out_dir, const Monitor& monitor, const nlo
 
 }  // namespace
 
+void check_trace_routers(const ExperimentConfig& cfg, const std::string& spec) {
+  parse_router_selection(*routing::make_topology(cfg.topology), spec);
+}
+
 RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto wall_start = Clock::now();
   const StopSignals stop_signals;
@@ -608,7 +681,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   Monitor monitor("monitor", net, cfg, opts.quiet);
   if (opts.on_elaborated) opts.on_elaborated(net);
 
-  const double sim_wall = simulate(net, opts);
+  std::string vcd_error;
+  const double sim_wall = simulate(net, opts, &vcd_error);
   const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
 
   const hw::NetworkStats& s = net.context().stats;
@@ -664,6 +738,12 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
     j["deadlock_report"] = {{"kind", monitor.deadlock_kind},     {"last_move_cycle", monitor.deadlock_cycle},
                             {"stuck_flit", monitor.stuck_where}, {"watchdog_cycles", cfg.sim.watchdog_cycles},
                             {"blocked_vcs", monitor.blocked},    {"wait_for_chain", monitor.chain}};
+  // Starved flits (waited 4W, then moved): never a deadlock.
+  j["starvation"] = {{"flits", monitor.starvation.flits},
+                     {"max_wait_cycles", monitor.starvation.max_wait_cycles},
+                     {"worst", monitor.starvation.worst},
+                     {"still_waiting", monitor.starvation.still_waiting},
+                     {"still_waiting_cycles", monitor.starvation.still_waiting_cycles}};
   j["drained"] = monitor.drained;
   // Where the undelivered packets wait when the drain did not finish.
   if (!monitor.drained && !monitor.deadlock) j["undrained_vcs"] = net.blocked_vcs(64);
@@ -682,11 +762,20 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["simulation_seconds"] = sim_wall;  // sc_start only
   j["node_cycles_per_second"] = sim_wall > 0 ? static_cast<double>(cycles) * topo.num_nodes() / sim_wall : 0.0;
   j["config"] = resolved_config_json(cfg);
-  j["config_input"] = yaml_to_json(cfg.source);  // the document as written, after --set
+  // The document as written, after --set; one whose aliases expand it past
+  // the echo limit is named, not copied (a 1 KB alias bomb made a 159 MB
+  // stats.json).
+  constexpr std::size_t kEchoNodes = 100'000, kEchoBytes = 1u << 20;
+  j["config_input"] = yaml_fits(cfg.source, kEchoNodes, kEchoBytes)
+                          ? yaml_to_json(cfg.source)
+                          : nlohmann::json{{"omitted", fmt::format("the document expands (aliases) beyond {} nodes or "
+                                                                   "{} bytes, the echo limit",
+                                                                   kEchoNodes, kEchoBytes)}};
   j["complete"] = monitor.stop_signal == 0;
   if (monitor.stop_signal != 0) j["interrupted"] = signal_name(monitor.stop_signal);
   j["warnings"] = run_warnings(j);
   write_outputs(opts.out_dir, monitor, j);
+  if (!vcd_error.empty()) throw OutputError(vcd_error + "; the other outputs were written");
   return run_result(monitor, cfg, j);
 }
 

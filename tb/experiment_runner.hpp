@@ -34,6 +34,10 @@ struct RunResult {
   std::string message;
 };
 
+/// Checks a --trace-routers selection against the experiment's topology
+/// before any output exists. Throws ftsim::ConfigError naming the token.
+void check_trace_routers(const ExperimentConfig& cfg, const std::string& spec);
+
 /// Elaborates the network, runs warm-up, measurement and drain, checks
 /// conservation (injected = delivered + dropped + in_flight) and writes the
 /// outputs. SystemC elaborates once per process, so call this at most once.

@@ -1,6 +1,7 @@
 // The ftsim command: builds the command line from the subcommands
 // (tb/cli_commands.hpp) and runs the one chosen; `ftsim list` lives here.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "common/config_error.hpp"
+#include "common/text_input.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "tb/cli_commands.hpp"
 #include "tb/cli_text.hpp"
@@ -185,9 +187,32 @@ int sc_main(int argc, char* argv[]) {
   cli::add_lft_commands(app, commands);
   commands.push_back(std::make_unique<ListCommand>(app));
 
+  // Parse errors read like every other error: "ftsim: error: ...".
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string name;
+    for (const CLI::App* x = a; x != nullptr; x = x->get_parent())
+      name = x->get_parent() == nullptr ? "ftsim" + name : " " + x->get_name() + name;
+    return fmt::format("ftsim: error: {}\nRun `{} --help` for the options.\n", e.what(), name);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A first word that is no command ("ftsim frobnicate") made CLI11 say
+    // only "A subcommand is required".
+    std::vector<std::string> names;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (argc == 1) {
+      std::cerr << fmt::format("ftsim: error: give a command: {} (`ftsim --help` explains them)\n",
+                               fmt::join(names, ", "));
+      return 2;
+    }
+    if (argv[1][0] != '-' && app.get_subcommands().empty() && e.get_exit_code() != 0) {
+      std::cerr << fmt::format("ftsim: error: unknown command '{}'; the commands are: {}\n", ftsim::shown(argv[1]),
+                               fmt::join(names, ", "));
+      const std::string guess = ftsim::tb::closest_match(argv[1], names);
+      if (!guess.empty()) std::cerr << fmt::format("ftsim: did you mean '{}'?\n", guess);
+      return 2;
+    }
     const int rc = app.exit(e);
     if (rc != 0) {
       const std::string guess = cli_suggestion(app, argc, argv);
@@ -203,6 +228,15 @@ int sc_main(int argc, char* argv[]) {
     return 2;
   } catch (const ftsim::ConfigError& e) {
     std::cerr << "ftsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave: a symlink loop, a file where a folder belongs,
+    // no permission.
+    std::cerr << "ftsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ftsim: error: out of memory: the network, fabric or input is too large for this machine; choose a "
+                 "smaller one (docs/reliability.md lists the limits)\n";
     return 2;
   } catch (const YAML::Exception& e) {
     // A value of the wrong shape that no check above named: still the

@@ -9,13 +9,22 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "common/config_error.hpp"
+#include "tb/output_files.hpp"
+
 namespace ftsim::tb {
 
 std::string gnuplot_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') out += '\'';
-    out += c;
+    // A newline would end the string and the command: what follows would
+    // run as gnuplot commands (system(...)). Control characters print as
+    // spaces.
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? ' ' : c;
   }
   return out + "'";
 }
@@ -33,7 +42,7 @@ bool write_all(int fd, const std::string& s) {
 }
 }  // namespace
 
-bool run_gnuplot(const std::string& script, std::string* error_text) {
+bool run_gnuplot(const std::string& script, std::string* error_text, int* exit_status) {
   int in[2];
   int err[2];
   if (::pipe(in) != 0) return false;
@@ -81,7 +90,25 @@ bool run_gnuplot(const std::string& script, std::string* error_text) {
   }
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!ok && error_text != nullptr) *error_text = captured;
+  if (exit_status != nullptr) *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return ok;
+}
+
+bool draw_plots(const std::string& script, const std::vector<std::string>& pngs, std::string* warning) {
+  std::string why;
+  int status = 0;
+  if (!run_gnuplot(script, &why, &status)) {
+    if (status == 127) {  // no gnuplot on this machine: the plots are an extra
+      *warning = why;
+      return false;
+    }
+    throw ftsim::OutputError(
+        fmt::format("cannot write {}: gnuplot failed (exit {}): {}", pngs.empty() ? "" : pngs[0], status, why));
+  }
+  for (const auto& p : pngs)
+    if (!png_complete(p))
+      throw ftsim::OutputError(fmt::format("cannot write {}: gnuplot left it missing or cut short (a full disk?)", p));
+  return true;
 }
 
 }  // namespace ftsim::tb

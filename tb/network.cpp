@@ -1,10 +1,13 @@
 #include "tb/network.hpp"
 
+#include "common/text_input.hpp"
 #include "routing_logic/dqr.hpp"
 #include "tb/dqr_analysis.hpp"
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -55,16 +58,6 @@ hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism,
   return {};
 }
 
-/// Bytes of memory available to this process (MemAvailable), 0 if unknown.
-std::uint64_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
-}
 }  // namespace
 
 std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg) {
@@ -78,7 +71,7 @@ std::uint64_t estimated_memory_bytes(const routing::Topology& t, const Experimen
 
 void Network::check_memory(const routing::Topology& t, const ExperimentConfig& cfg) {
   const std::uint64_t need = estimated_memory_bytes(t, cfg);
-  const std::uint64_t have = available_memory_bytes();
+  const std::uint64_t have = ftsim::available_memory_bytes();
   if (have > 0 && need > have / 10 * 9)
     throw ConfigError(fmt::format(
         "topology {}: {} routers need about {:.1f} GiB, but this machine has {:.1f} GiB "
@@ -511,6 +504,9 @@ Network::OldestFlit Network::oldest_waiting_flit() const {
         at = &r;
         port = p;
         vc = v;
+        o.router = r.id();
+        o.port = p;
+        o.queue = v;
       }
     }
   if (o.found) {
@@ -549,6 +545,91 @@ std::vector<std::string> Network::blocked_vcs(std::size_t limit) const {
         }
         out.push_back(s);
       }
+  return out;
+}
+
+Network::WaitFor Network::wait_for_from(int router, int port, int queue) const {
+  const int vcs = m_ctx.params.vcs;
+  const int nq = routers[0].queues_per_port();
+  const int lanes = routers[0].queues_per_vc();
+  const int maxr = m_topo->max_radix();
+  auto key = [&](int r, int p, int q) { return (r * maxr + p) * nq + q; };
+  auto name = [&](int id) {
+    const int cr = id / nq / maxr;
+    const int cp = (id / nq) % maxr;
+    return fmt::format("{}.input_{}.{}", routers[cr].name(), m_topo->port_name(cr, cp),
+                       routers[cr].queue_name(id % nq));
+  };
+  // The non-empty downstream input queue of output (op, ov) of router r, or -1.
+  auto downstream = [&](int r, int op, int ov) -> int {
+    const PortPeer& pp = m_topo->peer(r, op);
+    if (pp.kind != PortPeer::Kind::kRouter) return -1;
+    for (int l = 0; l < lanes; ++l)
+      if (!routers[pp.id].input_queue(pp.port, ov * lanes + l).fifo.empty()) return key(pp.id, pp.port, ov * lanes + l);
+    return -1;
+  };
+  // The input queue of router r that holds output VC (op, ov); when its
+  // flits have all left, the queue upstream that still feeds it (a wormhole
+  // packet spread over several routers), up to a few hops. -1 when none.
+  std::function<int(int, int, int, int)> holder = [&](int r, int op, int ov, int depth) -> int {
+    for (int ip = 0; ip < routers[r].radix(); ++ip)
+      for (int q = 0; q < nq; ++q) {
+        const hw::InputVc& o = routers[r].input_queue(ip, q);
+        if (o.state != hw::InputVc::State::kActive || o.out_port != op || o.out_vc != ov) continue;
+        if (!o.fifo.empty()) return key(r, ip, q);
+        const PortPeer& up = m_topo->peer(r, ip);
+        if (up.kind != PortPeer::Kind::kRouter || depth >= 64) return -1;
+        return holder(up.id, up.port, q / lanes, depth + 1);
+      }
+    return -1;
+  };
+  // What queue `id` waits for: the downstream queue of the output VC it
+  // holds (for room); for a head still in VC allocation, the input queue
+  // that holds the output VC it requests (until its tail leaves), else that
+  // VC's downstream queue. -1: it waits for no other queue.
+  auto next = [&](int id) -> int {
+    const int r = id / nq / maxr;
+    const int p = (id / nq) % maxr;
+    const hw::InputVc& iv = routers[r].input_queue(p, id % nq);
+    if (iv.fifo.empty()) return -1;
+    if (iv.state == hw::InputVc::State::kActive) return downstream(r, iv.out_port, iv.out_vc);
+    if (iv.state != hw::InputVc::State::kVcAlloc || iv.route.size == 0) return -1;
+    const int op = iv.route.items[0].port;
+    int ov = -1;
+    for (int w = 0; w < vcs && ov < 0; ++w)
+      if (iv.route.items[0].vc_mask >> w & 1U) ov = w;
+    if (ov < 0) return -1;
+    if (routers[r].output_vc(op, ov).allocated) return holder(r, op, ov, 0);
+    return downstream(r, op, ov);
+  };
+  WaitFor out;
+  std::vector<int> path;
+  std::unordered_set<int> seen;
+  int cur = key(router, port, queue);
+  int last = cur;
+  while (cur >= 0 && seen.insert(cur).second) {
+    path.push_back(cur);
+    last = cur;
+    cur = next(cur);
+  }
+  if (cur >= 0) {  // back on the path: a cycle
+    out.cycle = true;
+    std::size_t start = 0;
+    while (path[start] != cur) ++start;
+    for (std::size_t i = start; i < path.size(); ++i) out.path.push_back(name(path[i]));
+    out.path.push_back(out.path.front());
+    return out;
+  }
+  for (int id : path) out.path.push_back(name(id));
+  out.end = name(last);
+  const int lr = last / nq / maxr;
+  const int lp = (last / nq) % maxr;
+  const hw::InputVc& end = routers[lr].input_queue(lp, last % nq);
+  out.end_head_since = end.fifo.front().ready;
+  const int want = end.state == hw::InputVc::State::kActive                          ? end.out_port
+                   : end.state == hw::InputVc::State::kVcAlloc && end.route.size > 0 ? end.route.items[0].port
+                                                                                     : -1;
+  out.end_requests_dead_port = want >= 0 && (routers[lr].port_alive_mask() >> want & 1U) == 0;
   return out;
 }
 

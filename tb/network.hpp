@@ -114,8 +114,23 @@ class Network : public sc_core::sc_module {
     bool found = false;
     std::uint64_t since = 0;  ///< cycle it entered the buffer
     std::string where;        ///< router.input_port.vcN and the packet
+    int router = -1, port = -1, queue = -1;
   };
   OldestFlit oldest_waiting_flit() const;
+  /// The wait-for path from one input queue (each blocked queue waits for the
+  /// downstream queue it holds or first requests): `cycle` when it closes a
+  /// cycle (a deadlock), else where it ends (a queue that waits on no other:
+  /// an ejection port, a free downstream VC, or a dead port) and the cycle
+  /// the head flit of that end arrived. A recent end_head_since means the
+  /// path moves and the start is being starved, not deadlocked.
+  struct WaitFor {
+    bool cycle = false;
+    std::vector<std::string> path;  ///< queue names from the start (the cycle's queues when cycle)
+    std::uint64_t end_head_since = 0;
+    std::string end;
+    bool end_requests_dead_port = false;  ///< the end waits for an output port that failed: it never moves
+  };
+  WaitFor wait_for_from(int router, int port, int queue) const;
 
   /// Registers the waves of the clock and of the routers with selected[r] !=
   /// 0 (every router when `selected` is empty): their queues, output ports,

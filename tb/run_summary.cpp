@@ -36,6 +36,37 @@ nlohmann::json run_warnings(const nlohmann::json& s) {
                                    "(sim.max_drain_cycles); latency covers the delivered ones only",
                                    undelivered.get<std::uint64_t>(), measured.get<std::uint64_t>(),
                                    100.0 * undelivered.get<double>() / std::max(1.0, measured.get<double>())));
+  const auto& still = at_or_null(s, "starvation", "still_waiting");
+  if (still.is_string() && !still.get<std::string>().empty())
+    add("starvation",
+        fmt::format("a flit at {} waited {} cycles and had not moved when the run ended; no wait-for "
+                    "cycle or failed port holds it: starved by arbitration, not deadlocked",
+                    still.get<std::string>(), at_or_null(s, "starvation", "still_waiting_cycles").dump()));
+  const auto& starved = at_or_null(s, "starvation", "flits");
+  if (starved.is_number() && starved.get<double>() > 0)
+    add("starvation",
+        fmt::format("{} flit(s) waited at least 4 x sim.watchdog_cycles in a transit VC and then moved (longest "
+                    "{} cycles, at {}): starved by arbitration, not deadlocked",
+                    starved.dump(), at_or_null(s, "starvation", "max_wait_cycles").dump(),
+                    at_or_null(s, "starvation", "worst").is_string() ? s["starvation"]["worst"].get<std::string>()
+                                                                     : std::string("?")));
+  // A fault scheduled after the run's last cycle never happens (the
+  // schedule said 1e9 on a run of 20,000 cycles, and nothing told).
+  const auto& faults = at_or_null(s, "faults");
+  const auto& cycles = at_or_null(s, "cycles");
+  if (faults.is_array() && cycles.is_number()) {
+    std::size_t late = 0;
+    std::string first;
+    for (const auto& f : faults)
+      if (f.is_object() && f.contains("at") && f["at"].is_number() && f["at"].get<double>() > cycles.get<double>()) {
+        if (late++ == 0)
+          first = fmt::format("{} at cycle {}", f.contains("label") ? f["label"].dump() : "?", f["at"].dump());
+      }
+    if (late > 0)
+      add("fault_after_run", fmt::format("{} scheduled fault(s) (first: {}) fall after the run's last cycle {}: "
+                                         "they never happened",
+                                         late, first, cycles.dump()));
+  }
   const double offered = num(at_or_null(s, "offered_load"));
   const double accepted = num(at_or_null(s, "accepted_load"));
   if (offered > 0 && accepted < kSaturationAcceptedShare * offered)

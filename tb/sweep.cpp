@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/text_input.hpp"
 #include "routing_logic/types.hpp"
 #include "tb/cli_text.hpp"
 #include "tb/experiment_config.hpp"
@@ -49,9 +50,13 @@ std::vector<SweepPoint> expand_sweep(const std::string& sweep_path, const std::s
                                      const std::vector<std::string>& extra_sets, std::string* name,
                                      const std::vector<std::string>& grid_sets, const std::string& runs) {
   const YAML::Node root = parse_yaml_document(read_yaml_file(sweep_path, "sweep file"), sweep_path);
-  if (name != nullptr)
+  if (name != nullptr) {
     *name = root.IsMap() && root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
                                                                     : fs::path(sweep_path).stem().string();
+    // The name titles plots and the Slurm job; a newline in it once wrote a
+    // command of its own into sweep.sbatch.
+    check_no_control_characters(*name, fmt::format("{}: key 'name'", sweep_path));
+  }
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: the sweep must be a mapping", sweep_path));
   const std::set<std::string> allowed{"name", "description", "experiment", "set", "grid", "plot", "runs"};
   for (const auto& kv : root)
@@ -311,14 +316,16 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
         label += (label.empty() ? "" : " ") + k + "=" + v;
       }
     }
-    if (!has_x && x_key == "traffic.load" && stats[i].contains("offered_load")) {
+    if (!has_x && x_key == "traffic.load" && stats[i].contains("offered_load") &&
+        stats[i]["offered_load"].is_number()) {
       x = stats[i]["offered_load"].get<double>();
       has_x = true;
     }
     if (!has_x) continue;
     Samples& smp = series[label.empty() ? "mean over seeds" : label][x];
     const auto& st = stats[i];
-    smp.accepted.push_back(st.value("accepted_load", 0.0));
+    const nlohmann::json acc = field(st, "accepted_load");
+    smp.accepted.push_back(acc.is_number() ? acc.get<double>() : 0.0);
     const nlohmann::json lat = field(st, "latency_cycles.mean");
     if (lat.is_number()) smp.latency.push_back(lat.get<double>());
     const nlohmann::json drop = field(st, "packets.dropped");
@@ -336,7 +343,7 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
   }
   if (series.empty()) return;
   const std::string dat = out_dir + "/plot_data.dat";
-  std::ofstream d(dat);
+  std::ostringstream d;
   d << "# x accepted accepted_sd latency latency_sd dropped dropped_sd recovery recovery_sd\n";
   int block = 0;
   std::vector<std::string> labels;
@@ -364,7 +371,7 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
         any_flagged = true;
       }
   d << "\n\n";
-  d.close();
+  write_file_atomically(dat, d.str());
   // One plot command: every series with error bars, then the flagged points.
   auto plot_cmd = [&](int col, bool flags) {
     std::string cmd;
@@ -402,10 +409,13 @@ void write_plots(const std::string& out_dir, const std::string& title, const std
   if (fault_sweep && any_recovery)
     g << "set output " << gnuplot_quote(out_dir + "/recovery.png")
       << "\nset ylabel 'reconfiguration time after the fault (cycles)'\nplot " << plot_cmd(8, false) << "\n";
+  std::vector<std::string> pngs{out_dir + "/accepted_load.png", out_dir + "/latency.png"};
+  if (fault_sweep) pngs.push_back(out_dir + "/dropped.png");
+  if (fault_sweep && any_recovery) pngs.push_back(out_dir + "/recovery.png");
   std::string why;
-  if (!run_gnuplot(g.str(), &why))
-    std::fprintf(stderr, "ftsim sweep: gnuplot failed; %s is still written, the plots are not\n%s", csv_path.c_str(),
-                 why.c_str());
+  if (!draw_plots(g.str(), pngs, &why))
+    std::fprintf(stderr, "ftsim sweep: gnuplot is not installed; %s is still written, the plots are not\n%s",
+                 csv_path.c_str(), why.c_str());
 }
 
 }  // namespace
@@ -492,6 +502,41 @@ nlohmann::json field(const nlohmann::json& s, const std::string& path) {
 
 }  // namespace
 
+void check_stats_shape(const nlohmann::json& s, const std::string& path) {
+  auto bad = [&](const std::string& key, const std::string& want) {
+    throw ConfigError(
+        fmt::format("{}: not a stats.json as ftsim writes it: '{}' must be {}; delete that run's folder "
+                    "to run it again (nothing was written)",
+                    path, key, want));
+  };
+  if (!s.is_object()) bad("(the document)", "an object");
+  for (const char* k : {"offered_load", "accepted_load"})
+    if (s.contains(k) && !s[k].is_number() && !s[k].is_null()) bad(k, "a number");
+  for (const char* k : {"latency_cycles", "packets", "reconfiguration", "config"})
+    if (s.contains(k) && !s[k].is_object()) bad(k, "an object");
+  if (s.contains("warnings")) {
+    if (!s["warnings"].is_array()) bad("warnings", "a list");
+    for (const auto& w : s["warnings"])
+      if (!w.is_object() || !w.contains("code") || !w["code"].is_string())
+        bad("warnings", "a list of objects, each with a text 'code'");
+  }
+  if (s.contains("faults")) {
+    if (!s["faults"].is_array()) bad("faults", "a list");
+    for (const auto& f : s["faults"])
+      if (!f.is_object() || (f.contains("at") && !f["at"].is_number()))
+        bad("faults", "a list of objects with a number 'at'");
+  }
+  for (const char* sm : {"ddrc", "dqr"})
+    if (s.contains(sm)) {
+      if (!s[sm].is_object()) bad(sm, "an object");
+      if (s[sm].contains("update_cycles")) {
+        if (!s[sm]["update_cycles"].is_array()) bad(std::string(sm) + ".update_cycles", "a list of numbers");
+        for (const auto& c : s[sm]["update_cycles"])
+          if (!c.is_number()) bad(std::string(sm) + ".update_cycles", "a list of numbers");
+      }
+    }
+}
+
 std::string results_csv(const std::vector<SweepPoint>& points, const std::vector<int>& codes,
                         const std::vector<std::string>& status, const std::vector<nlohmann::json>& stats) {
   std::string out = "run";
@@ -507,7 +552,9 @@ std::string results_csv(const std::vector<SweepPoint>& points, const std::vector
     const auto& s = stats[i];
     if (s.is_object() && s.contains("warnings") && s["warnings"].is_array()) {
       std::string w;
-      for (const auto& e : s["warnings"]) w += (w.empty() ? "" : ";") + e.value("code", std::string());
+      for (const auto& e : s["warnings"])
+        if (e.is_object() && e.contains("code") && e["code"].is_string())
+          w += (w.empty() ? "" : ";") + e["code"].get<std::string>();
       out += csv_cell(w);
     }
     for (const char* f : kCsvFields) out += "," + (s.is_object() ? csv_cell(field(s, f)) : std::string());
@@ -526,9 +573,11 @@ nlohmann::json finished_stats(const SweepPoint& p, int* code) {
   try {
     nlohmann::json j;
     in >> j;
-    return j.is_object() && j.contains("packets") ? j : nlohmann::json();
-  } catch (const std::exception&) {
-    return nullptr;
+    if (!j.is_object() || !j.contains("packets")) return nullptr;
+    check_stats_shape(j, p.dir + "/stats.json");
+    return j;
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;  // cut short: the run did not finish
   }
 }
 
@@ -588,6 +637,15 @@ void check_finished_points(const SweepPlan& plan, const std::vector<std::size_t>
     for (const std::size_t i : *only) check(i);
   else
     for (std::size_t i = 0; i < plan.points.size(); ++i) check(i);
+}
+
+void write_sweep_manifest(const SweepOptions& opts, const SweepPlan& plan) {
+  const nlohmann::json m = {{"ftsim_sweep", 1},
+                            {"name", plan.title},
+                            {"sweep_file", fs::absolute(opts.sweep_path).lexically_normal().string()},
+                            {"experiment", plan.base},
+                            {"points", plan.points.size()}};
+  write_file_atomically(opts.out_dir + "/" + kSweepManifest, m.dump(2) + "\n");
 }
 
 int lock_sweep_dir(const std::string& out_dir, bool shared) {
@@ -650,9 +708,10 @@ int write_sweep_results(const std::string& out_dir, const SweepPlan& plan, const
     if (in) {
       try {
         in >> stats[i];
-      } catch (const std::exception&) {
+      } catch (const nlohmann::json::exception&) {
         stats[i] = nullptr;
       }
+      if (!stats[i].is_null()) check_stats_shape(stats[i], points[i].dir + "/stats.json");
     }
     if (codes[i] > 0) ++failed;
   }
@@ -673,6 +732,7 @@ int run_sweep(const SweepOptions& opts) {
   // One sweep per directory: a second one (or a resume while the first still
   // runs) would start a second process on the same point.
   const int lock_fd = lock_sweep_dir(opts.out_dir, false);
+  write_sweep_manifest(opts, plan);
   std::vector<pid_t> children;
   children.reserve(static_cast<std::size_t>(opts.jobs) + 1);  // no reallocation while the handler reads it
   g_children = &children;
@@ -767,6 +827,7 @@ int run_sweep_task(const SweepOptions& opts) {
   const SweepPlan plan = plan_sweep(opts);
   fs::create_directories(opts.out_dir);
   const int lock_fd = lock_sweep_dir(opts.out_dir, true);
+  write_sweep_manifest(opts, plan);
   const auto share = task_share(plan.points.size(), opts.task_count, opts.task_id);
   if (opts.resume) check_finished_points(plan, &share);
   Progress progress(fmt::format("sweep task {}/{}", opts.task_id, opts.task_count), "runs", !opts.quiet, 0.0);
@@ -787,8 +848,17 @@ int run_sweep_task(const SweepOptions& opts) {
 
 CollectResult collect_sweep(const SweepOptions& opts) {
   const SweepPlan plan = plan_sweep(opts);
-  if (!fs::is_directory(opts.out_dir))
-    throw ConfigError(fmt::format("--collect {}: no such directory (the sweep's --out)", opts.out_dir));
+  std::error_code ec;
+  if (!fs::is_directory(opts.out_dir, ec))
+    throw ConfigError(fmt::format("--collect {}: no such directory (the sweep's --out){}", opts.out_dir,
+                                  ec ? ": " + ec.message() : std::string()));
+  // Only a folder a sweep wrote: its results.csv is about to be replaced.
+  // (.sweep.lock: folders of ftsim versions before the manifest.)
+  if (!fs::exists(opts.out_dir + "/" + kSweepManifest, ec) && !fs::exists(opts.out_dir + "/.sweep.lock", ec))
+    throw ConfigError(
+        fmt::format("--collect {}: not a sweep's folder (no {}); nothing was written. Give the --out "
+                    "of `ftsim sweep`",
+                    opts.out_dir, kSweepManifest));
   check_finished_points(plan);
   CollectResult r;
   r.points = plan.points.size();
@@ -823,6 +893,15 @@ std::string sweep_edit_flags(const SweepOptions& opts) {
 
 SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slurm) {
   const SweepPlan plan = plan_sweep(opts);
+  // Every value that enters the script: words are single-quoted, but a
+  // control character would still end a comment or an #SBATCH line early.
+  check_no_control_characters(opts.sweep_path, "the sweep file's path");
+  check_no_control_characters(opts.out_dir, "--out");
+  check_no_control_characters(opts.self_exe, "the ftsim binary's path");
+  check_no_control_characters(opts.runs, "--runs");
+  for (const auto& o : opts.overrides) check_no_control_characters(o, "--set");
+  for (const auto& g : opts.grid_sets) check_no_control_characters(g, "--grid");
+  for (const auto& o : slurm.sbatch_options) check_no_control_characters(o, "--sbatch-option");
   const int n_points = static_cast<int>(plan.points.size());
   if (slurm.tasks < 0 || slurm.tasks > kMaxSlurmTasks)
     throw ConfigError(fmt::format("--slurm-tasks {}: out of range 1..{} (0: one task per point, at most {})",
@@ -830,7 +909,15 @@ SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slu
   if (slurm.max_running < 1) throw ConfigError(fmt::format("--slurm-max-running {}: at least 1", slurm.max_running));
   SlurmScript s;
   s.tasks = slurm.tasks == 0 ? std::min(n_points, kMaxSlurmTasks) : std::min(slurm.tasks, n_points);
-  fs::create_directories(opts.out_dir + "/slurm");
+  std::error_code ec;
+  if (fs::exists(opts.out_dir + "/slurm", ec) && !fs::is_directory(opts.out_dir + "/slurm", ec))
+    throw ConfigError(
+        fmt::format("--slurm: {}/slurm is an existing file; the job script and its logs go in a folder "
+                    "of that name. Move the file or give another --out",
+                    opts.out_dir));
+  fs::create_directories(opts.out_dir + "/slurm", ec);
+  if (ec) throw ConfigError(fmt::format("--slurm: cannot create {}/slurm: {}", opts.out_dir, ec.message()));
+  write_sweep_manifest(opts, plan);
   const std::string out = fs::absolute(opts.out_dir).lexically_normal().string();
   const std::string sweep = fs::absolute(opts.sweep_path).lexically_normal().string();
   std::string cmd = fmt::format("{} sweep {} --out {} --tasks {} --resume --quiet", shell_quote(opts.self_exe),
@@ -842,7 +929,12 @@ SlurmScript write_slurm_script(const SweepOptions& opts, const SlurmOptions& slu
   text += fmt::format("# Submit: sbatch {}/slurm/sweep.sbatch\n", out);
   text +=
       fmt::format("# Merge (also while it runs): ftsim sweep {}{} --collect {}\n", sweep, sweep_edit_flags(opts), out);
-  text += fmt::format("#SBATCH --job-name={}\n", "ftsim-" + plan.title);
+  // sbatch reads an #SBATCH line as words: the job name keeps letters,
+  // digits and . _ - only.
+  std::string job = "ftsim-" + plan.title;
+  for (char& c : job)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  text += fmt::format("#SBATCH --job-name={}\n", job);
   text += fmt::format("#SBATCH --array=0-{}%{}\n", s.tasks - 1, slurm.max_running);
   text += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
   text += fmt::format("#SBATCH --output={}/slurm/task-%a.log\n", out);

@@ -83,6 +83,12 @@ struct SweepPlan {
 };
 SweepPlan plan_sweep(const SweepOptions& opts);
 
+/// Checks the types of the stats.json fields a sweep reads (loads, latency,
+/// packets, warnings, faults, the subnet managers' update cycles). Throws
+/// ConfigError naming `path` and the field when one has another shape (a
+/// file edited by hand, or not written by ftsim).
+void check_stats_shape(const nlohmann::json& stats, const std::string& path);
+
 /// True when the point's run finished: its exit_code file and a complete
 /// stats.json exist (stats.json is written atomically; a killed run leaves
 /// no exit_code). *code receives the exit code.
@@ -101,6 +107,13 @@ void check_finished_points(const SweepPlan& plan, const std::vector<std::size_t>
 /// side). Returns the descriptor (close it to release). Throws ConfigError
 /// when another sweep holds it.
 int lock_sweep_dir(const std::string& out_dir, bool shared);
+
+/// The file that marks a folder as a sweep's output (JSON: name, sweep_file,
+/// experiment, points); `--collect` refuses a folder without it.
+inline constexpr const char* kSweepManifest = "sweep.json";
+/// Writes OUT/sweep.json for the plan (atomically; array tasks write the same
+/// text side by side).
+void write_sweep_manifest(const SweepOptions& opts, const SweepPlan& plan);
 
 /// Runs one point as `ftsim run` in a child process and waits for it; writes
 /// the point's exit_code file. Returns the exit code (128 + signal when the

@@ -147,6 +147,7 @@ int run_sweep_mpi(const SweepOptions& opts, bool* is_root) {
     try {
       std::filesystem::create_directories(opts.out_dir);
       lock_fd = lock_sweep_dir(opts.out_dir, false);
+      write_sweep_manifest(opts, plan);
       if (opts.resume) check_finished_points(plan);
     } catch (...) {
       stop_workers(size);
