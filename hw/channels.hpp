@@ -74,6 +74,41 @@ struct LinkDirection {
   bool failed = false;
   bool alive = true;  ///< traced: !failed (set together with failed)
   int link_id = -1;   ///< topology link id, -1 for NI attachments of direct networks
+  /// Per-router port sets of the routers that read this link: bit
+  /// `flit_bit` of *flit_ports is set while flits are queued (the router that
+  /// receives them, or ticks the network interface that does), bit
+  /// `credit_bit` of *credit_ports while credits are queued (the sender), so
+  /// a router visits only the ports with something to read.
+  std::uint64_t* flit_ports = &s_unwatched;
+  std::uint64_t flit_bit = 0;
+  std::uint64_t* credit_ports = &s_unwatched;
+  std::uint64_t credit_bit = 0;
+
+  void push_flit(std::uint64_t ready, const Flit& f) {
+    flits.push(ready, f);
+    *flit_ports |= flit_bit;
+  }
+  void pop_flit() {
+    flits.pop();
+    if (flits.empty()) *flit_ports &= ~flit_bit;
+  }
+  void push_credit(std::uint64_t ready, std::uint8_t vc) {
+    credits.push(ready, vc);
+    *credit_ports |= credit_bit;
+  }
+  void pop_credit() {
+    credits.pop();
+    if (credits.empty()) *credit_ports &= ~credit_bit;
+  }
+  void clear() {
+    flits.clear();
+    credits.clear();
+    *flit_ports &= ~flit_bit;
+    *credit_ports &= ~credit_bit;
+  }
+
+ private:
+  static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 
 }  // namespace ftsim::hw

@@ -86,12 +86,12 @@ void NetworkInterface::tick(std::uint64_t now) {
   if (m_failed) return;
   while (m_to_router->credits.ready(now)) {
     ++m_credits[m_to_router->credits.front().item];
-    m_to_router->credits.pop();
+    m_to_router->pop_credit();
   }
   // Ejection: deliver a packet when its tail arrives.
   while (m_from_router->flits.ready(now)) {
     const Flit f = m_from_router->flits.front().item;
-    m_from_router->flits.pop();
+    m_from_router->pop_flit();
     PacketInfo& p = m_ctx.packets[f.packet];
     if (p.dropped || !f.tail) continue;
     NetworkStats& s = m_ctx.stats;
@@ -183,7 +183,7 @@ void NetworkInterface::tick(std::uint64_t now) {
       ++m_ctx.stats.injected;
     }
     --m_credits[in.vc];
-    m_to_router->flits.push(now + 1, f);
+    m_to_router->push_flit(now + 1, f);
     ++m_ctx.stats.flits_moved;
     m_ctx.stats.last_move_cycle = now;
     if (f.tail) {

@@ -103,10 +103,10 @@ bool SwitchAllocator::ready(const InputVc& iv, const std::vector<std::unique_ptr
 
 template <typename CrossbarSink>
 void SwitchAllocator::allocate(const std::vector<std::unique_ptr<InputUnit>>& in,
-                               const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t control,
-                               std::uint64_t c, CrossbarSink&& crossbar) {
+                               const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
+                               std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar) {
   if (m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
-    separable(in, out, control, c, crossbar);
+    separable(in, out, active_ports, control, c, crossbar);
     return;
   }
   m_grants.clear();
@@ -116,8 +116,8 @@ void SwitchAllocator::allocate(const std::vector<std::unique_ptr<InputUnit>>& in
 
 template <typename CrossbarSink>
 void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& in,
-                                const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t control,
-                                std::uint64_t c, CrossbarSink& crossbar) {
+                                const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
+                                std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar) {
   const int radix = m_radix;
   const int nq = m_nq;
   const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
@@ -125,8 +125,9 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
   // robin from the port's pointer. Multiplexed: one crossbar input per port
   // (the node's port: injection_ports); per VC: one per input VC.
   m_requests.clear();
-  std::uint64_t requested_outputs = control;
-  for (int p = 0; p < radix; ++p) {
+  std::uint64_t from_inputs = 0;  // outputs requested by input queues
+  for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
+    const int p = __builtin_ctzll(ports);
     const InputUnit& ip = *in[static_cast<std::size_t>(p)];
     const InputVc* const queues = ip.queues.data();
     int picked = 0;
@@ -136,14 +137,19 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
       if (per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
       if (!ready(queues[q], out, c)) return false;
       const int o = queues[q].out_port;
+      const int index = static_cast<int>(m_requests.size());
       m_requests.push_back(Request{p, q, o});
-      requested_outputs |= 1ULL << o;
+      if ((from_inputs >> o & 1U) == 0) m_first[o] = -1;  // o's first request this cycle
+      m_next[index] = m_first[o];
+      m_first[o] = index;
+      from_inputs |= 1ULL << o;
       if (++picked == ip.crossbar_inputs) return true;
       vcs_picked |= 1U << (q / m_lanes);
       return false;
     };
     ip.active.visit_from(m_in_rr[p], nq, pick);
   }
+  const std::uint64_t requested_outputs = control | from_inputs;
   if (requested_outputs == 0) return;
   // Output stage: output o grants up to `capacity` crossbar inputs, round
   // robin over the keys port * queues + queue; a control packet is key
@@ -162,13 +168,14 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
         win = -2;
         win_dist = n_keys - rr;
       }
-      for (std::size_t i = 0; i < m_requests.size(); ++i) {
-        const Request& r = m_requests[i];
-        if (r.out_port != o) continue;
+      // Keys are unique, so the scan order of o's requests does not matter.
+      for (int i = (from_inputs >> o & 1U) ? m_first[o] : -1; i >= 0; i = m_next[i]) {
+        const Request& r = m_requests[static_cast<std::size_t>(i)];
+        if (r.out_port != o) continue;  // granted
         int d = r.in_port * nq + r.queue - rr;
         if (d < 0) d += modulus;
         if (d < win_dist) {
-          win = static_cast<int>(i);
+          win = i;
           win_dist = d;
         }
       }
@@ -213,11 +220,7 @@ void VcAllocator::older_ports_of_input(Router& r, int p) {
 
 std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
   const OutputUnit& op = *r.m_out[static_cast<std::size_t>(o)];
-  std::uint32_t free = 0;
-  if (op.connected && (r.m_route.port_alive >> o & 1U))
-    for (std::size_t ov = 0; ov < op.vcs.size() && ov < 32; ++ov)
-      if (!op.vcs[ov].allocated) free |= 1U << ov;
-  return free;
+  return op.connected && (r.m_route.port_alive >> o & 1U) ? op.unallocated : 0;
 }
 
 inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool& older_ready,
@@ -301,7 +304,8 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
       if (m_free_vcs[static_cast<std::size_t>(o)] != 0) free_ports |= 1ULL << o;
     }
   }
-  for (int p = 0; p < radix; ++p) {
+  for (std::uint64_t ports = r.m_va_ports; ports != 0; ports &= ports - 1) {
+    const int p = __builtin_ctzll(ports);
     const InputUnit& ip = *r.m_in[static_cast<std::size_t>(p)];
     // VOQ: the older packets' ports of every queue of this input at once
     // (again after a head is rerouted under a new route epoch).
@@ -342,7 +346,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
       if (m_requests[j].out_port == w.out_port && m_requests[j].out_vc == w.out_vc && j != i)
         m_requests[j].out_port = -1;
     InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
-    op.vcs[w.out_vc].allocated = true;
+    op.set_allocated(w.out_vc, true);
     rr = (w.in_port * nq + w.in_vc + 1) % n;
     r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
     if (w.counts_move) {
@@ -394,7 +398,7 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
       f.vc = static_cast<std::uint8_t>(iv.out_vc);
       if (!op.ejection) --op.vcs[iv.out_vc].credits;
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
-      op.link->flits.push(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
+      op.link->push_flit(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
       if (op.link->receiver != nullptr) op.link->receiver->wake();
       if (f.head && !op.ejection) {
         ++pk.hops;
@@ -414,7 +418,7 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
       ctx.stats.last_move_cycle = c;
     }
     if (f.tail || pk.dropped) {
-      op.vcs[iv.out_vc].allocated = false;
+      op.set_allocated(iv.out_vc, false);
       r.set_state(g.in_port, g.queue, InputVc::State::kIdle);
     }
   }
@@ -432,8 +436,23 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
   ip.crossbar_inputs = prm.crossbar == CrossbarKind::kPerVc ? prm.vcs : (ejection ? prm.injection_ports : 1);
   op.link = out;
   op.connected = true;
-  if (in != nullptr) in->receiver = this;
-  if (out != nullptr) out->sender = this;
+  if (in != nullptr) {
+    in->receiver = this;
+    in->flit_ports = &m_rx_ports;
+    in->flit_bit = 1ULL << p;
+  }
+  if (out != nullptr) {
+    out->sender = this;
+    // Credits on the link to a network interface: none (it sinks
+    // everything); its flits are read by the interface this router ticks.
+    if (ejection) {
+      out->flit_ports = &m_eject_ports;
+      out->flit_bit = 1ULL << p;
+    } else {
+      out->credit_ports = &m_credit_ports;
+      out->credit_bit = 1ULL << p;
+    }
+  }
   if (ejection) {
     // Each ejection port carries one packet at a time: it is modelled as an
     // output VC of the node's port with unbounded credits (the NI sinks).
@@ -460,7 +479,7 @@ void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy)
   if (op.ejection) return;
   for (std::size_t v = 0; v < op.vcs.size(); ++v) {
     op.vcs[v].credits = m_ctx.params.buffer_flits - downstream_occupancy[v];
-    op.vcs[v].allocated = false;
+    op.set_allocated(static_cast<int>(v), false);
   }
   wake();
 }
@@ -481,6 +500,7 @@ void Router::fail() {
     ip->active.clear();
     ip->route_pending.clear();
   }
+  m_active_ports = m_va_ports = m_route_ports = 0;
   m_buffered = 0;
   m_waiting_va = 0;
   // The links to this router's own interfaces (direct networks: not topology
@@ -492,8 +512,7 @@ void Router::fail() {
       if (l == nullptr || l->link_id >= 0) continue;
       for (std::size_t i = 0; i < l->flits.size(); ++i)
         m_ctx.drop(l->flits.at(i).item.packet, DropReason::kSwitchFailure);
-      l->flits.clear();
-      l->credits.clear();
+      l->clear();
     }
   }
   for (auto& op : m_out) lose_control(*op);
@@ -505,9 +524,9 @@ void Router::fail() {
 void Router::repair() {
   m_failed = false;
   for (auto& op : m_out)
-    for (auto& ov : op->vcs) {
-      ov.allocated = false;
-      ov.credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
+    for (std::size_t v = 0; v < op->vcs.size(); ++v) {
+      op->set_allocated(static_cast<int>(v), false);
+      op->vcs[v].credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
     }
   for (auto* ni : m_nis) ni->repair();
   // Ports to other routers stay down until the network detects each repaired
@@ -575,13 +594,7 @@ std::uint64_t Router::control_ready(std::uint64_t now) {
 }
 
 bool Router::has_work() const {
-  if (m_control_outputs != 0) return true;
-  if (m_buffered > 0) return true;
-  for (std::size_t p = 0; p < m_in.size(); ++p) {
-    if (m_in[p]->link != nullptr && !m_in[p]->link->flits.empty()) return true;
-    const LinkDirection* out = m_out[p]->link;
-    if (out != nullptr && (!out->credits.empty() || (m_out[p]->ejection && !out->flits.empty()))) return true;
-  }
+  if (m_control_outputs != 0 || m_buffered > 0 || (m_rx_ports | m_credit_ports | m_eject_ports) != 0) return true;
   for (const auto* ni : m_nis)
     if (ni->busy()) return true;
   return false;
@@ -611,7 +624,8 @@ void Router::tick() {
     // to the output ports).
     if (m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
-      m_sa.allocate(m_in, m_out, control, c, [&](const SwitchGrant& g) { m_buffered -= m_xbar.traverse(*this, g, c); });
+      m_sa.allocate(m_in, m_out, m_active_ports, control, c,
+                    [&](const SwitchGrant& g) { m_buffered -= m_xbar.traverse(*this, g, c); });
     }
     if (m_waiting_va > 0) m_waiting_va -= m_va.allocate(*this, c);
     route_computation(c);
@@ -634,26 +648,26 @@ void Router::discard_front(int p, int q, std::uint64_t now) {
 
 void Router::receive(std::uint64_t c) {
   const int depth = m_ctx.params.buffer_flits;
-  for (std::size_t p = 0; p < m_out.size(); ++p) {
-    OutputUnit& op = *m_out[p];
+  // Only the ports whose links hold credits or flits (ascending, as a scan
+  // of every port would visit them).
+  for (std::uint64_t m = m_credit_ports; m != 0; m &= m - 1) {
+    OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
-    if (l == nullptr || op.ejection) continue;
     while (l->credits.ready(c)) {
       OutputVc& ov = op.vcs[l->credits.front().item];
-      l->credits.pop();
+      l->pop_credit();
       if (++ov.credits > depth)
         throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
     }
   }
-  for (std::size_t p = 0; p < m_in.size(); ++p) {
-    InputUnit& ip = *m_in[p];
+  for (std::uint64_t m = m_rx_ports; m != 0; m &= m - 1) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = ip.link;
-    if (l == nullptr) continue;
     while (l->flits.ready(c)) {
       const auto& e = l->flits.front();
       const Flit f = e.item;
       const std::uint64_t arrival = e.ready;
-      l->flits.pop();
+      l->pop_flit();
       if (m_ctx.packets[f.packet].dropped) {
         ip.return_credit(f.vc, c, m_ctx.params.lat_credit);
         continue;
@@ -677,7 +691,10 @@ void Router::receive(std::uint64_t c) {
       if (ip.vc_flits[f.vc] >= depth)
         throw std::logic_error(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), f.vc, c));
       iv.fifo.push(arrival, f);
-      if (iv.state == InputVc::State::kIdle) ip.route_pending.set(q);  // else set_state marks it when idle
+      if (iv.state == InputVc::State::kIdle) {  // else set_state marks it when idle
+        ip.route_pending.set(q);
+        m_route_ports |= 1ULL << __builtin_ctzll(m);
+      }
       ++iv.occupancy;
       ++ip.vc_flits[f.vc];
       ++m_buffered;
@@ -706,22 +723,29 @@ void Router::route_computation(std::uint64_t c) {
   const bool check_drops = m_seen_drop_epoch != m_ctx.drop_epoch;
   m_seen_drop_epoch = m_ctx.drop_epoch;
   const int nq = m_nq;
-  for (int p = 0; p < radix; ++p) {
-    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
-    if (!check_drops) {
-      // Only idle queues with flits need a route: those are marked.
+  if (!check_drops) {
+    // Only idle queues with flits need a route: those are marked, on the
+    // ports marked. route_queue may mark a queue again (set_state) only on
+    // the port it works on, after its bit was visited and before the reset.
+    for (std::uint64_t ports = m_route_ports; ports != 0; ports &= ports - 1) {
+      const int p = __builtin_ctzll(ports);
+      InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
       ip.route_pending.visit(0, nq, [&](int v) {
         route_queue(p, v, c);
         ip.route_pending.reset(v);
         return false;
       });
-      continue;
+      if (!ip.route_pending.any()) m_route_ports &= ~(1ULL << p);
     }
+    return;
+  }
+  for (int p = 0; p < radix; ++p) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     InputVc* const queues = ip.queues.data();
     for (int v = 0; v < nq; ++v) {
       InputVc& iv = queues[v];
       if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
-        if (iv.state == InputVc::State::kActive) m_out[iv.out_port]->vcs[iv.out_vc].allocated = false;
+        if (iv.state == InputVc::State::kActive) m_out[iv.out_port]->set_allocated(iv.out_vc, false);
         if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
         set_state(p, v, InputVc::State::kIdle);
       }
@@ -729,6 +753,7 @@ void Router::route_computation(std::uint64_t c) {
     }
     ip.route_pending.clear();  // no idle queue with flits is left
   }
+  m_route_ports = 0;
 }
 
 void Router::route_queue(int p, int v, std::uint64_t c) {

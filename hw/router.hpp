@@ -141,16 +141,26 @@ class Router : public sc_core::sc_module {
   void set_state(int p, int q, InputVc::State s) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+    const std::uint64_t bit = 1ULL << p;
     iv.state = s;
-    if (s == InputVc::State::kVcAlloc)
+    if (s == InputVc::State::kVcAlloc) {
       ip.waiting_va.set(q);
-    else
+      m_va_ports |= bit;
+    } else {
       ip.waiting_va.reset(q);
-    if (s == InputVc::State::kActive)
+      if (!ip.waiting_va.any()) m_va_ports &= ~bit;
+    }
+    if (s == InputVc::State::kActive) {
       ip.active.set(q);
-    else
+      m_active_ports |= bit;
+    } else {
       ip.active.reset(q);
-    if (s == InputVc::State::kIdle && !iv.fifo.empty()) ip.route_pending.set(q);
+      if (!ip.active.any()) m_active_ports &= ~bit;
+    }
+    if (s == InputVc::State::kIdle && !iv.fifo.empty()) {
+      ip.route_pending.set(q);
+      m_route_ports |= bit;
+    }
   }
   /// Route computation of queue q of port p if it is idle with flits.
   void route_queue(int p, int q, std::uint64_t now);
@@ -180,6 +190,18 @@ class Router : public sc_core::sc_module {
   bool m_sleeping = false;
   bool m_failed = false;
   sc_core::sc_event m_wake_event;
+  // Ports with something to read (LinkDirection's port sets): flits on an
+  // input link, credits on an output link, flits on the link to a network
+  // interface (which this router ticks).
+  std::uint64_t m_rx_ports = 0;
+  std::uint64_t m_credit_ports = 0;
+  std::uint64_t m_eject_ports = 0;
+  // Input ports with a queue in each QueueBits set: kActive (switch
+  // allocation), kVcAlloc (VC allocation), idle with flits (route
+  // computation). Kept by set_state, receive and route_computation.
+  std::uint64_t m_active_ports = 0;
+  std::uint64_t m_va_ports = 0;
+  std::uint64_t m_route_ports = 0;
   int m_lanes = 1;                   ///< queues per input VC
   int m_nq = 1;                      ///< queues per input port
   std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
@@ -188,7 +210,7 @@ class Router : public sc_core::sc_module {
 // Defined here because it wakes the upstream Router (per flit: inline).
 inline void InputUnit::return_credit(int v, std::uint64_t now, int latency) {
   if (link == nullptr || link->failed) return;
-  link->credits.push(now + static_cast<std::uint64_t>(latency), static_cast<std::uint8_t>(v));
+  link->push_credit(now + static_cast<std::uint64_t>(latency), static_cast<std::uint8_t>(v));
   if (link->sender != nullptr) link->sender->wake();
 }
 

@@ -23,6 +23,7 @@ InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_modu
 OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_module(name) {
   this->vcs.resize(static_cast<std::size_t>(vcs));
   for (auto& ov : this->vcs) ov.credits = credits;
+  unallocated = vcs >= 32 ? ~0U : (1U << vcs) - 1U;
   name_vcs(0, vcs);
 }
 
@@ -40,6 +41,9 @@ void OutputUnit::make_ejection(int ports) {
     if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) name_vcs(before, ports);
   }
   for (auto& ov : vcs) ov.credits = kInfiniteCredits;
+  unallocated = 0;
+  for (std::size_t v = 0; v < vcs.size() && v < 32; ++v)
+    if (!vcs[v].allocated) unallocated |= 1U << v;
   capacity = ports;
 }
 
@@ -74,6 +78,8 @@ void SwitchAllocator::configure(int radix, int queues, int lanes) {
   m_out_rr.assign(static_cast<std::size_t>(radix), 0);
   m_queue_rr.assign(static_cast<std::size_t>(radix), 0);
   m_requests.reserve(static_cast<std::size_t>(radix * queues));
+  m_first.assign(static_cast<std::size_t>(radix), -1);
+  m_next.assign(static_cast<std::size_t>(radix * queues), -1);
   m_grants.reserve(static_cast<std::size_t>(radix * queues));
 }
 

@@ -52,6 +52,12 @@ class QueueBits {
   void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
   void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
   bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
+  bool any() const {
+    if (m_words.size() == 1) return m_words[0] != 0;
+    for (const std::uint64_t w : m_words)
+      if (w != 0) return true;
+    return false;
+  }
   void clear() { std::fill(m_words.begin(), m_words.end(), 0); }
   /// Calls f(q) for the set bits q in [from, to), ascending, until f returns
   /// true; returns whether it did. f may reset the bit it is given.
@@ -182,6 +188,18 @@ class OutputUnit : public sc_core::sc_module {
 
   LinkDirection* link = nullptr;
   std::vector<OutputVc> vcs;
+  /// Bit v set while output VC v (v < 32) is not allocated; kept by
+  /// set_allocated (the VC allocator reads it instead of scanning vcs).
+  std::uint32_t unallocated = 0;
+  void set_allocated(int v, bool a) {
+    vcs[static_cast<std::size_t>(v)].allocated = a;
+    if (v < 32) {
+      if (a)
+        unallocated &= ~(1U << v);
+      else
+        unallocated |= 1U << v;
+    }
+  }
   bool ejection = false;
   bool connected = false;
   int capacity = 1;      ///< crossbar outputs (flits per cycle)
@@ -262,9 +280,11 @@ class SwitchAllocator : public sc_core::sc_module {
   /// `crossbar(const SwitchGrant&)` (the crossbar's select lines). control:
   /// bit o = output o has a control packet ready. Defined in router.cpp
   /// (the only caller), so the grant path inlines.
+  /// active_ports: bit p = input port p has a queue in kActive (the only
+  /// ones that can be ready).
   template <typename CrossbarSink>
   void allocate(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
-                std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar);
+                std::uint64_t active_ports, std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar);
 
  private:
   struct Request {
@@ -274,7 +294,7 @@ class SwitchAllocator : public sc_core::sc_module {
   bool ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t c) const;
   template <typename CrossbarSink>
   void separable(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
-                 std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
+                 std::uint64_t active_ports, std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
   /// Fills m_grants.
   void islip(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
              std::uint64_t control, std::uint64_t c);
@@ -287,6 +307,10 @@ class SwitchAllocator : public sc_core::sc_module {
   std::vector<int> m_out_rr;    ///< per output port: next key (separable) / grant pointer (iSLIP)
   std::vector<int> m_queue_rr;  ///< iSLIP: per input port, next queue to serve a match
   std::vector<Request> m_requests;
+  /// Separable: per output port, the first of its requests in m_requests
+  /// (-1: none), chained through m_next, so an output scans its own only.
+  std::vector<int> m_first;
+  std::vector<int> m_next;
   std::vector<SwitchGrant> m_grants;  ///< iSLIP: this cycle's matches
   // iSLIP scratch (no allocation per cycle once sized).
   std::vector<int> m_scratch;             ///< per (port, queue): requested output, -1 none or served

@@ -377,8 +377,7 @@ void Network::fail_link(routing::LinkId l) {
     d.alive = false;
     for (std::size_t i = 0; i < d.flits.size(); ++i)
       m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
-    d.flits.clear();
-    d.credits.clear();
+    d.clear();
     if (d.receiver != nullptr) d.receiver->wake();
     if (d.sender != nullptr) d.sender->wake();
   }
