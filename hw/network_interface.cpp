@@ -82,7 +82,7 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
                                                                                 : tlm::TLM_GENERIC_ERROR_RESPONSE);
 }
 
-void NetworkInterface::tick(std::uint64_t now) {
+void NetworkInterface::tick_work(std::uint64_t now) {
   if (m_failed) return;
   while (m_to_router->credits.ready(now)) {
     ++m_credits[m_to_router->credits.front().item];

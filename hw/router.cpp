@@ -93,7 +93,8 @@ bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, Inp
 
 bool SwitchAllocator::ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out,
                             std::uint64_t c) const {
-  if (iv.state != InputVc::State::kActive || iv.ready > c || iv.fifo.empty()) return false;
+  // Callers visit active queues only (QueueBits `active`), so the state is kActive.
+  if (iv.ready > c || iv.fifo.empty()) return false;
   const OutputUnit& op = *out[static_cast<std::size_t>(iv.out_port)];
   // A failed link accepts everything (and loses it): STOP from a dead
   // receiver must not hold the sender for ever.
@@ -133,8 +134,11 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
     int picked = 0;
     std::uint32_t vcs_picked = 0;
     // Only sending queues can be ready: visit those, from the pointer on.
+    // Per-VC crossbar: at most one queue per input VC (with one queue per
+    // VC, every queue is its own VC).
+    const bool one_per_vc = per_vc && m_lanes > 1;
     auto pick = [&](int q) {
-      if (per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
+      if (one_per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
       if (!ready(queues[q], out, c)) return false;
       const int o = queues[q].out_port;
       const int index = static_cast<int>(m_requests.size());
@@ -144,7 +148,7 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
       m_first[o] = index;
       from_inputs |= 1ULL << o;
       if (++picked == ip.crossbar_inputs) return true;
-      vcs_picked |= 1U << (q / m_lanes);
+      if (one_per_vc) vcs_picked |= 1U << (q / m_lanes);
       return false;
     };
     ip.active.visit_from(m_in_rr[p], nq, pick);
@@ -364,7 +368,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
 // ---------------------------------------------------------------------------
 // Crossbar
 
-int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
+inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const auto& prm = ctx.params;
   {
@@ -388,8 +392,9 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
     Flit f = iv.fifo.front().item;
     iv.fifo.pop();
     --iv.occupancy;
-    --ip.vc_flits[static_cast<std::size_t>(g.queue / r.m_lanes)];
-    ip.return_credit(g.queue / r.m_lanes, c, prm.lat_credit);
+    const int in_vc = r.m_lanes == 1 ? g.queue : g.queue / r.m_lanes;
+    --ip.vc_flits[static_cast<std::size_t>(in_vc)];
+    ip.return_credit(in_vc, c, prm.lat_credit);
     op.grant = g.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
@@ -417,7 +422,7 @@ int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
       ++ctx.stats.flits_moved;
       ctx.stats.last_move_cycle = c;
     }
-    if (f.tail || pk.dropped) {
+    if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {
       op.set_allocated(iv.out_vc, false);
       r.set_state(g.in_port, g.queue, InputVc::State::kIdle);
     }
@@ -668,7 +673,9 @@ void Router::receive(std::uint64_t c) {
       const Flit f = e.item;
       const std::uint64_t arrival = e.ready;
       l->pop_flit();
-      if (m_ctx.packets[f.packet].dropped) {
+      // Packets are only ever dropped after a drop_epoch increment: with none
+      // in the run yet, no flit can belong to a dropped packet.
+      if (m_ctx.drop_epoch != 0 && m_ctx.packets[f.packet].dropped) {
         ip.return_credit(f.vc, c, m_ctx.params.lat_credit);
         continue;
       }

@@ -98,7 +98,8 @@ void SwitchAllocator::islip(const std::vector<std::unique_ptr<InputUnit>>& in,
   for (int p = 0; p < radix; ++p) {
     const InputUnit& ip = *in[static_cast<std::size_t>(p)];
     for (int q = 0; q < nq; ++q) {
-      if (!ready(ip.queues[static_cast<std::size_t>(q)], out, c)) continue;
+      const InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+      if (iv.state != InputVc::State::kActive || !ready(iv, out, c)) continue;
       const int o = ip.queues[static_cast<std::size_t>(q)].out_port;
       m_scratch[static_cast<std::size_t>(p * nq + q)] = o;
       wants[static_cast<std::size_t>(p)] |= 1ULL << o;

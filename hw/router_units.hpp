@@ -290,7 +290,8 @@ class SwitchAllocator : public sc_core::sc_module {
   struct Request {
     int in_port, queue, out_port;
   };
-  /// True when input queue `iv` may send a flit at cycle c (credits, STOP).
+  /// True when input queue `iv`, which is in kActive, may send a flit at
+  /// cycle c (credits, STOP).
   bool ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t c) const;
   template <typename CrossbarSink>
   void separable(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
