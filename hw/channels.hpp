@@ -66,8 +66,10 @@ class Router;
 /// One direction of a link: flits downstream, credits (VC ids) upstream, and
 /// the phit bundle that the wave view shows.
 struct LinkDirection {
-  DelayLine<Flit> flits;
-  DelayLine<std::uint8_t> credits;
+  /// Read access; writes go through push_flit/pop_flit/push_credit/
+  /// pop_credit/clear, which keep the readers' port sets.
+  const DelayLine<Flit>& flits() const { return m_flits; }
+  const DelayLine<std::uint8_t>& credits() const { return m_credits; }
   PhitBundle bundle;
   Router* receiver = nullptr;  ///< woken when a flit is written
   Router* sender = nullptr;    ///< woken when a credit is written
@@ -85,29 +87,35 @@ struct LinkDirection {
   std::uint64_t credit_bit = 0;
 
   void push_flit(std::uint64_t ready, const Flit& f) {
-    flits.push(ready, f);
+    m_flits.push(ready, f);
     *flit_ports |= flit_bit;
   }
   void pop_flit() {
-    flits.pop();
-    if (flits.empty()) *flit_ports &= ~flit_bit;
+    m_flits.pop();
+    if (m_flits.empty()) *flit_ports &= ~flit_bit;
   }
   void push_credit(std::uint64_t ready, std::uint8_t vc) {
-    credits.push(ready, vc);
+    m_credits.push(ready, vc);
     *credit_ports |= credit_bit;
   }
   void pop_credit() {
-    credits.pop();
-    if (credits.empty()) *credit_ports &= ~credit_bit;
+    m_credits.pop();
+    if (m_credits.empty()) *credit_ports &= ~credit_bit;
+  }
+  void clear_flits() {
+    m_flits.clear();
+    *flit_ports &= ~flit_bit;
   }
   void clear() {
-    flits.clear();
-    credits.clear();
+    m_flits.clear();
+    m_credits.clear();
     *flit_ports &= ~flit_bit;
     *credit_ports &= ~credit_bit;
   }
 
  private:
+  DelayLine<Flit> m_flits;
+  DelayLine<std::uint8_t> m_credits;
   static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 

@@ -21,7 +21,7 @@ void NetworkInterface::bind(LinkDirection* to_router, LinkDirection* from_router
 }
 
 bool NetworkInterface::busy() const {
-  return !m_queue.empty() || !m_injecting.empty() || !m_to_router->credits.empty();
+  return !m_queue.empty() || !m_injecting.empty() || !m_to_router->credits().empty();
 }
 
 void NetworkInterface::fail() {
@@ -84,13 +84,13 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
 
 void NetworkInterface::tick_work(std::uint64_t now) {
   if (m_failed) return;
-  while (m_to_router->credits.ready(now)) {
-    ++m_credits[m_to_router->credits.front().item];
+  while (m_to_router->credits().ready(now)) {
+    ++m_credits[m_to_router->credits().front().item];
     m_to_router->pop_credit();
   }
   // Ejection: deliver a packet when its tail arrives.
-  while (m_from_router->flits.ready(now)) {
-    const Flit f = m_from_router->flits.front().item;
+  while (m_from_router->flits().ready(now)) {
+    const Flit f = m_from_router->flits().front().item;
     m_from_router->pop_flit();
     PacketInfo& p = m_ctx.packets[f.packet];
     if (p.dropped || !f.tail) continue;

@@ -515,8 +515,8 @@ void Router::fail() {
   for (std::size_t p = 0; p < m_out.size(); ++p) {
     for (LinkDirection* l : {m_in[p]->link, m_out[p]->link}) {
       if (l == nullptr || l->link_id >= 0) continue;
-      for (std::size_t i = 0; i < l->flits.size(); ++i)
-        m_ctx.drop(l->flits.at(i).item.packet, DropReason::kSwitchFailure);
+      for (std::size_t i = 0; i < l->flits().size(); ++i)
+        m_ctx.drop(l->flits().at(i).item.packet, DropReason::kSwitchFailure);
       l->clear();
     }
   }
@@ -658,8 +658,8 @@ void Router::receive(std::uint64_t c) {
   for (std::uint64_t m = m_credit_ports; m != 0; m &= m - 1) {
     OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
-    while (l->credits.ready(c)) {
-      OutputVc& ov = op.vcs[l->credits.front().item];
+    while (l->credits().ready(c)) {
+      OutputVc& ov = op.vcs[l->credits().front().item];
       l->pop_credit();
       if (++ov.credits > depth)
         throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
@@ -668,8 +668,8 @@ void Router::receive(std::uint64_t c) {
   for (std::uint64_t m = m_rx_ports; m != 0; m &= m - 1) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = ip.link;
-    while (l->flits.ready(c)) {
-      const auto& e = l->flits.front();
+    while (l->flits().ready(c)) {
+      const auto& e = l->flits().front();
       const Flit f = e.item;
       const std::uint64_t arrival = e.ready;
       l->pop_flit();

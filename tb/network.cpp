@@ -375,8 +375,8 @@ void Network::fail_link(routing::LinkId l) {
     if (d.failed) continue;
     d.failed = true;
     d.alive = false;
-    for (std::size_t i = 0; i < d.flits.size(); ++i)
-      m_ctx.drop(d.flits.at(i).item.packet, hw::DropReason::kLinkFailure);
+    for (std::size_t i = 0; i < d.flits().size(); ++i)
+      m_ctx.drop(d.flits().at(i).item.packet, hw::DropReason::kLinkFailure);
     d.clear();
     if (d.receiver != nullptr) d.receiver->wake();
     if (d.sender != nullptr) d.sender->wake();
@@ -473,7 +473,7 @@ Network::InFlight Network::scan_in_flight() const {
       }
   for (const auto* dirs : {&m_dirs, &m_node_dirs})
     for (const auto& d : *dirs)
-      for (std::size_t i = 0; i < d->flits.size(); ++i) mark(d->flits.at(i).item.packet, out.in_network);
+      for (std::size_t i = 0; i < d->flits().size(); ++i) mark(d->flits().at(i).item.packet, out.in_network);
   for (const auto& ni : interfaces) {
     for (const auto& in : ni.injecting()) mark(in.packet, out.in_network);
     for (std::uint32_t id : ni.source_queue()) mark(id, out.source_queued);

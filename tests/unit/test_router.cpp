@@ -110,10 +110,10 @@ class RouterBench : public sc_core::sc_module {
     // (stable: one packet's flits stay in order).
     auto& st = staged[port];
     std::stable_sort(st.begin(), st.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    in[port].flits.clear();
+    in[port].clear_flits();
     const std::uint64_t c = now();
     for (const auto& [ready, flit] : st)
-      if (ready >= c) in[port].flits.push(ready, flit);
+      if (ready >= c) in[port].push_flit(ready, flit);
     router->wake();
     return id;
   }
@@ -127,18 +127,18 @@ class RouterBench : public sc_core::sc_module {
   void stubs() {
     const std::uint64_t c = now();
     for (std::size_t p = 0; p < out.size(); ++p) {
-      while (out[p].flits.ready(c)) {
-        departed[static_cast<int>(p)].push_back(Departure{out[p].flits.front().ready, out[p].flits.front().item});
-        const std::uint8_t vc = out[p].flits.front().item.vc;
-        out[p].flits.pop();
+      while (out[p].flits().ready(c)) {
+        departed[static_cast<int>(p)].push_back(Departure{out[p].flits().front().ready, out[p].flits().front().item});
+        const std::uint8_t vc = out[p].flits().front().item.vc;
+        out[p].pop_flit();
         if (stub[p] == Stub::kSink && topo->peer(kCentre, static_cast<int>(p)).kind == PortPeer::Kind::kRouter) {
-          out[p].credits.push(c + 1, vc);
+          out[p].push_credit(c + 1, vc);
           router->wake();
         }
       }
-      while (in[p].credits.ready(c)) {
+      while (in[p].credits().ready(c)) {
         ++credits_back[p];
-        in[p].credits.pop();
+        in[p].pop_credit();
       }
       if (topo->peer(kCentre, static_cast<int>(p)).kind == PortPeer::Kind::kRouter)
         for (int v = 0; v < ctx.params.vcs; ++v) {
