@@ -141,6 +141,10 @@ struct NetworkStats {
   std::uint64_t window_end = 0;
   std::uint64_t window_flits_created = 0;
   std::uint64_t window_flits_delivered = 0;
+  /// The same without header overhead flits (the subheader per intermediate
+  /// node, PacketInfo::overhead): what the traffic asked to move.
+  std::uint64_t window_payload_created = 0;
+  std::uint64_t window_payload_delivered = 0;
   std::uint64_t measured_outstanding = 0;        ///< measured packets not yet delivered/dropped
   std::vector<std::uint32_t> latencies;          ///< of measured packets, creation to tail delivery
   std::vector<std::uint32_t> network_latencies;  ///< injection to tail delivery

@@ -32,7 +32,7 @@ void NetworkInterface::fail() {
   m_injecting.clear();
 }
 
-bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now) {
+bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead) {
   if (m_failed) return false;
   // Integrate the queue length up to now before it changes.
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
@@ -42,6 +42,7 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   p.header.src = m_node;
   p.header.dst = dst;
   p.length = static_cast<std::uint16_t>(flits);
+  p.overhead = static_cast<std::uint16_t>(overhead);
   p.create_cycle = now;
   NetworkStats& s = m_ctx.stats;
   ++s.created;
@@ -49,6 +50,7 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   if (s.in_window(now)) {
     p.measured = true;
     s.window_flits_created += flits;
+    s.window_payload_created += flits - overhead;
     ++s.measured_outstanding;
   }
   m_queue.push_back(id);
@@ -75,11 +77,12 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
     return;
   }
   const unsigned bytes = gp.get_data_length();
-  const int flits = (bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes)) +
-                    m_ctx.relation->header_overhead_flits(m_node, static_cast<routing::NodeId>(dst), m_flit_bytes);
+  const int overhead = m_ctx.relation->header_overhead_flits(m_node, static_cast<routing::NodeId>(dst), m_flit_bytes);
+  const int flits = (bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes)) + overhead;
   const std::uint64_t now = sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
-  gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now) ? tlm::TLM_OK_RESPONSE
-                                                                                : tlm::TLM_GENERIC_ERROR_RESPONSE);
+  gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now, overhead)
+                             ? tlm::TLM_OK_RESPONSE
+                             : tlm::TLM_GENERIC_ERROR_RESPONSE);
 }
 
 void NetworkInterface::tick_work(std::uint64_t now) {
@@ -100,7 +103,10 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     ++s.ts_packets_delivered;
     const std::uint64_t lat = now - p.create_cycle;
     s.ts_latency_sum += lat;
-    if (s.in_window(now)) s.window_flits_delivered += p.length;
+    if (s.in_window(now)) {
+      s.window_flits_delivered += p.length;
+      s.window_payload_delivered += p.length - p.overhead;
+    }
     const int hops = p.hops + (m_ctx.topology->is_direct() ? 0 : 2);
     s.ts_hops_sum += static_cast<std::uint64_t>(hops);
     if (p.measured) {

@@ -101,7 +101,8 @@ class NetworkInterface : public sc_core::sc_module {
   void requeue_front(std::uint32_t id);
   /// Enqueues a packet directly (used by b_transport). Returns false when the
   /// node has failed.
-  bool enqueue(routing::NodeId dst, int flits, std::uint64_t now);
+  /// `flits` includes `overhead` header flits (not payload).
+  bool enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead = 0);
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

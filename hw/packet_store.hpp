@@ -21,7 +21,8 @@ struct PacketInfo {
   routing::PacketHeader header;
   std::uint64_t create_cycle = 0;  ///< entered the source queue
   std::uint64_t inject_cycle = 0;  ///< head left the network interface
-  std::uint16_t length = 0;        ///< flits
+  std::uint16_t length = 0;        ///< flits, header overhead included
+  std::uint16_t overhead = 0;      ///< of length: header overhead flits (subheaders), not payload
   std::uint16_t hops = 0;          ///< router-router links traversed
   bool dropped = false;
   bool measured = false;  ///< created inside the measurement window

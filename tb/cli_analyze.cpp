@@ -435,6 +435,7 @@ void add_analyze_commands(CLI::App& app, const Defaults& d, Commands& out) {
   out.push_back(std::make_unique<FaultToleranceCommand>(analyze, d));
   out.push_back(std::make_unique<ConnectivityCommand>(analyze, d));
   out.push_back(std::make_unique<DqrCommand>(analyze, d));
+  add_saturation_command(analyze, out);
 }
 
 }  // namespace ftsim::tb::cli

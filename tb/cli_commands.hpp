@@ -40,6 +40,8 @@ void add_sweep_command(CLI::App& app, const Defaults& d, Commands& out);
 /// `ftsim analyze routing-success|fault-tolerance|connectivity|dqr`
 /// (tb/cli_analyze.cpp).
 void add_analyze_commands(CLI::App& app, const Defaults& d, Commands& out);
+/// `ftsim analyze saturation` (tb/cli_saturation.cpp), under `analyze`.
+void add_saturation_command(CLI::App* analyze, Commands& out);
 /// `ftsim lft diff|netfile|export` (tb/cli_lft.cpp).
 void add_lft_commands(CLI::App& app, Commands& out);
 

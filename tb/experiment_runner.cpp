@@ -721,6 +721,14 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   j["offered_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_created) / node_cycles : 0.0;
   j["accepted_load"] = node_cycles > 0 ? static_cast<double>(s.window_flits_delivered) / node_cycles : 0.0;
   j["accepted_flits_per_cycle"] = static_cast<double>(s.window_flits_delivered) / measure;
+  // Payload only (issue 48): header overhead flits (a subheader per
+  // intermediate node) are reported apart and never count as throughput.
+  j["payload"] = {
+      {"offered_load", node_cycles > 0 ? static_cast<double>(s.window_payload_created) / node_cycles : 0.0},
+      {"accepted_load", node_cycles > 0 ? static_cast<double>(s.window_payload_delivered) / node_cycles : 0.0},
+      {"accepted_flits_per_cycle", static_cast<double>(s.window_payload_delivered) / measure},
+      {"header_overhead_flits_per_cycle",
+       static_cast<double>(s.window_flits_delivered - s.window_payload_delivered) / measure}};
   {
     nlohmann::json rr = nlohmann::json::object();
     for (const auto& [k, v] : net.relation().report()) rr[k] = v;
