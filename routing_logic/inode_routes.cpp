@@ -32,14 +32,14 @@ std::string Mechanism::name() const {
   if (deterministic) add("D");
   if (misroute) add(free_continuation ? "Mfree" : "M");
   if (s.empty()) s = "none";
-  if (preference != Preference{}) s += "@" + preference_name(preference);
+  if (preference != kDefaultPreference) s += "@" + preference_name(preference);
   return s;
 }
 
 Mechanism parse_mechanism(const std::string& text) {
   const std::string allowed =
       "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none; Mfree "
-      "in place of M for the non-paper free continuation; optionally @adaptivity-first (default), @extensions-last, "
+      "in place of M for the non-paper free continuation; optionally @extensions-last (default), @adaptivity-first, "
       "@extensions-when-i-fails or "
       "@fewest-intermediates";
   Mechanism m;

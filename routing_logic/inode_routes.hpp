@@ -14,24 +14,29 @@
 namespace ftsim::routing::inodes {
 
 /// How a route is preferred among the fault-free ones (compared
-/// lexicographically; see docs/reproduction/intermediate-nodes.md for the
-/// measurement that chose the default).
+/// lexicographically). The default, kExtensionsLast, is derived from the
+/// paper's text (docs/reproduction/intermediate-nodes.md, "Preference"):
+/// shortest first (Theorem 1, requirement 3; section 4.2: "j is minimized in
+/// order to get the shortest path length possible"); at equal length an
+/// adaptive route through intermediate nodes before disabling adaptivity
+/// (section 4.2 uses D where "the set T_j n T_RS n T_D is empty") and before
+/// misrouting (sections 1 and 4: the extensions "restrict routing even
+/// more"; section 5.2: "most of the affected paths will only use an
+/// intermediate node"), fewer intermediate nodes first (section 4.1.2), and
+/// D before M (section 4 presents D, then misrouting as "the last
+/// complementary mechanism"; section 5.2: an intermediate node costs O(1)
+/// while misrouting must "explore all the possible hops ... until a
+/// fault-free path is found").
 enum class Preference : std::uint8_t {
-  /// The default. Length, then deterministic subpaths, then misrouted
-  /// subpaths, then intermediate nodes: among routes of equal length D and M
-  /// are costlier than intermediate nodes (the "extensions" of sections 1
-  /// and 4 that "restrict routing even more"; section 5.2: "most of the
-  /// affected paths will only use an intermediate node"), and a subpath with
-  /// adaptivity disabled throughout is costlier than a misrouting prefix
-  /// after which "packets are adaptively routed" (Table 1, M). The paper
-  /// does not order D against M; this order was chosen by measurement
-  /// (docs/reproduction/intermediate-nodes.md, Figure 9: D+M keeps 93% of
-  /// its fault-free throughput at 6 faults, against 74% with D first).
+  /// Length, then deterministic subpaths, then misrouted subpaths, then
+  /// intermediate nodes: at equal length a misrouting prefix (after which
+  /// "packets are adaptively routed", Table 1) beats a deterministic
+  /// subpath. Not derived from the text: it was ftsim's default until issue
+  /// 48, chosen because D+M kept more throughput with it (a reproduction may
+  /// not choose a rule that way); kept by name for comparison.
   kAdaptivityFirst,
-  /// Length, then misrouted subpaths, then deterministic subpaths, then
-  /// intermediate nodes: as kAdaptivityFirst, but a fully deterministic
-  /// subpath beats a misrouting prefix of the same length (ftsim's default
-  /// during issue 11).
+  /// The default (see above). Length, then misrouted subpaths, then
+  /// deterministic subpaths, then intermediate nodes.
   kExtensionsLast,
   /// Fewest subpaths using D or M first, at any length, then as
   /// kExtensionsLast: the extensions only when intermediate nodes alone find
@@ -42,6 +47,9 @@ enum class Preference : std::uint8_t {
   /// misrouting prefix beats a minimal route through one intermediate node).
   kFewestIntermediates,
 };
+
+/// The preference a mechanism name without "@..." gets.
+constexpr Preference kDefaultPreference = Preference::kExtensionsLast;
 
 /// A combination of the mechanisms of Table 1. "I" is max_intermediates = 1,
 /// "IxN" is N, "D" allows deterministic subpaths, "M" allows a misrouting
@@ -57,7 +65,7 @@ struct Mechanism {
   /// from the prefix's last direction (sections 3, 4.3, 5.3.2), so one escape
   /// channel per subpath suffices.
   bool free_continuation = false;
-  Preference preference = Preference::kAdaptivityFirst;
+  Preference preference = kDefaultPreference;
   /// Canonical name: "I", "Ix2", "I+D", "I+D+M", "Ix2+D", "D+M", "none",
   /// "I+D+Mfree", with "@<preference>" appended when it is not the default.
   std::string name() const;

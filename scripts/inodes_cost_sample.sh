@@ -21,7 +21,7 @@ one() {  # SWEEP VCS ROUTING LOAD FAULTS [--set ...]
 }
 for l in 0.7 0.85 1.0; do
   for f in 0 7 14; do
-    for r in I+D I+D+M I+M D+M Ix2 D+M@extensions-last; do one 5vc 5 "inodes:$r" $l $f; done
+    for r in I+D I+D+M I+M D+M Ix2 D+M@adaptivity-first; do one 5vc 5 "inodes:$r" $l $f; done
     for r in I+D I+D+M I+M D+M Ix2; do one 4vc 4 "inodes:$r" $l $f; done
   done
   for f in 0 4 7; do

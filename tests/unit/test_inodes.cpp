@@ -37,11 +37,11 @@ TEST(InodeMechanism, ParsesTable1NamesAndRejectsOthers) {
   EXPECT_EQ(parse_mechanism("I+D+Mfree").name(), "I+D+Mfree");
   EXPECT_TRUE(parse_mechanism("I+D+Mfree").free_continuation);
   EXPECT_FALSE(parse_mechanism("I+D+M").free_continuation);
-  EXPECT_EQ(parse_mechanism("I+D+M@adaptivity-first").name(), "I+D+M");
-  EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M@extensions-last");
+  EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M");
+  EXPECT_EQ(parse_mechanism("I+D+M@adaptivity-first").name(), "I+D+M@adaptivity-first");
   EXPECT_EQ(parse_mechanism("I+M@fewest-intermediates").name(), "I+M@fewest-intermediates");
   EXPECT_EQ(parse_mechanism("Ix2+D@extensions-when-i-fails").preference, Preference::kExtensionsWhenIFails);
-  EXPECT_EQ(parse_mechanism("D+M").preference, Preference::kAdaptivityFirst);
+  EXPECT_EQ(parse_mechanism("D+M").preference, Preference::kExtensionsLast);
   EXPECT_THROW(parse_mechanism("I+M@shortest"), ConfigError);
   EXPECT_THROW(parse_mechanism("M+Mfree"), ConfigError);
 }
