@@ -122,11 +122,14 @@ FaultToleranceAnalyzer::FaultToleranceAnalyzer(const KAryNCube& cube, const Mech
   for (NodeId a = 0; a < n; ++a) {
     std::vector<Prefix> prefixes;
     if (mech.misroute)
-      geo.for_each_prefix(a, kUnbounded, [&](const Segment& pre, NodeId end, int len) {
-        LinkMask m;
-        geo.misroute_walk(a, pre, [&](LinkId l) { put(m, l); });
-        prefixes.push_back({m, end, len, rest_min_direction(mech, pre)});
-      });
+      geo.for_each_prefix(
+          a, kUnbounded,
+          [&](const Segment& pre, NodeId end, int len) {
+            LinkMask m;
+            geo.misroute_walk(a, pre, [&](LinkId l) { put(m, l); });
+            prefixes.push_back({m, end, len, rest_min_direction(mech, pre)});
+          },
+          kNone, mech.misroute_one_per_dimension);
     for (NodeId b = 0; b < n; ++b) {
       m_first.push_back(static_cast<std::uint32_t>(m_options.size()));
       if (a == b) continue;

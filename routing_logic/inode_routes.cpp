@@ -30,7 +30,7 @@ std::string Mechanism::name() const {
   if (max_intermediates > 1) s = fmt::format("Ix{}", max_intermediates);
   auto add = [&](const char* t) { s += s.empty() ? t : std::string("+") + t; };
   if (deterministic) add("D");
-  if (misroute) add(free_continuation ? "Mfree" : "M");
+  if (misroute) add(free_continuation ? "Mfree" : misroute_one_per_dimension ? "Mdim" : "M");
   if (s.empty()) s = "none";
   if (preference != kDefaultPreference) s += "@" + preference_name(preference);
   return s;
@@ -38,8 +38,9 @@ std::string Mechanism::name() const {
 
 Mechanism parse_mechanism(const std::string& text) {
   const std::string allowed =
-      "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none; Mfree "
-      "in place of M for the non-paper free continuation; optionally @extensions-last (default), @adaptivity-first, "
+      "allowed: I, D, M, I+D, I+M, D+M, I+D+M, IxN (N = 1..3), Ix2+D, any '+' combination of them, or none; Mdim "
+      "in place of M for one misrouting direction per dimension, Mfree for the non-paper free continuation; optionally "
+      "@extensions-last (default), @adaptivity-first, "
       "@extensions-when-i-fails or "
       "@fewest-intermediates";
   Mechanism m;
@@ -70,9 +71,10 @@ Mechanism parse_mechanism(const std::string& text) {
       m.max_intermediates = tok[2] - '0';
     } else if (tok == "D" && !m.deterministic) {
       m.deterministic = true;
-    } else if ((tok == "M" || tok == "Mfree") && !m.misroute) {
+    } else if ((tok == "M" || tok == "Mfree" || tok == "Mdim") && !m.misroute) {
       m.misroute = true;
       m.free_continuation = tok == "Mfree";
+      m.misroute_one_per_dimension = tok == "Mdim";
     } else {
       throw ConfigError(fmt::format("mechanism '{}': term '{}' not understood ({})", text, tok, allowed));
     }
@@ -256,7 +258,7 @@ NodeId CubeGeometry::misroute_walk(NodeId a, const Segment& seg, const std::func
 }
 
 void CubeGeometry::for_each_prefix(NodeId a, int max_length, const std::function<void(const Segment&, NodeId, int)>& f,
-                                   NodeId target) const {
+                                   NodeId target, bool one_per_dimension) const {
   const int n = dims();
   Segment seg;
   // Depth-first over steps in strictly increasing direction order. A step in
@@ -267,6 +269,11 @@ void CubeGeometry::for_each_prefix(NodeId a, int max_length, const std::function
   std::function<void(NodeId, int, int, int)> rec = [&](NodeId cur, int first_dir, int depth, int used) {
     for (int dir = first_dir; dir < 2 * n; ++dir) {
       if (dir >= n && depth > 0 && seg.misroute[static_cast<std::size_t>(depth - 1)].direction == dir - n) continue;
+      if (one_per_dimension && dir >= n) {  // d- after d+ of the same dimension anywhere in the prefix
+        bool taken = false;
+        for (int i = 0; i < depth; ++i) taken = taken || seg.misroute[static_cast<std::size_t>(i)].direction == dir - n;
+        if (taken) continue;
+      }
       NodeId end = cur;
       for (int h = 1; h <= max_misroute_hops(dir) && used + h <= max_length; ++h) {
         if (link(end, dir) == kNone) break;
@@ -370,7 +377,7 @@ void segment_options(const CubeGeometry& geo, const Mechanism& mech, NodeId a, N
           f(s, RouteKey{plen + rest, 0, 1, 1, 1});
         }
       },
-      b);
+      b, mech.misroute_one_per_dimension);
 }
 
 }  // namespace

@@ -65,6 +65,15 @@ struct Mechanism {
   /// from the prefix's last direction (sections 3, 4.3, 5.3.2), so one escape
   /// channel per subpath suffices.
   bool free_continuation = false;
+  /// Variant (term "Mdim"): a misrouting prefix takes at most one direction
+  /// per dimension (one sign and one hop count per dimension, still in
+  /// direction order, 1..8 hops each): a reading of Fig. 8's header fields
+  /// d_i and h_i as one field per dimension. The default ("M", false) is the
+  /// text's: up to three directions of X+Y+Z+X-Y-Z- in order, so X+ and X-
+  /// may both appear (section 4.3.1 and Fig. 6b: "one hop in the X+
+  /// direction, then one hop in the Y+ direction, and one hop in the X-
+  /// direction"; Table 1: "up to three directions").
+  bool misroute_one_per_dimension = false;
   Preference preference = kDefaultPreference;
   /// Canonical name: "I", "Ix2", "I+D", "I+D+M", "Ix2+D", "D+M", "none",
   /// "I+D+Mfree", with "@<preference>" appended when it is not the default.
@@ -205,8 +214,10 @@ class CubeGeometry {
   /// With a target, only prefixes whose length plus the distance from their
   /// end to the target stays <= max_length (a hop never lowers that sum, so
   /// the walk is cut as soon as it exceeds it).
+  /// one_per_dimension: at most one direction per dimension (the "Mdim"
+  /// reading, Mechanism::misroute_one_per_dimension).
   void for_each_prefix(NodeId a, int max_length, const std::function<void(const Segment&, NodeId, int)>& f,
-                       NodeId target = kNone) const;
+                       NodeId target = kNone, bool one_per_dimension = false) const;
 
  private:
   const KAryNCube& m_cube;

@@ -105,6 +105,7 @@ INSTANTIATE_TEST_SUITE_P(Mechanisms, InodesNetwork,
                                            Case{"torus:4x4x4", "D+M", 2, 8}, Case{"mesh:5x5", "I+M", 3, 6},
                                            Case{"mesh:5x5", "M", 2, 6}, Case{"mesh:5x5", "D", 2, 4},
                                            Case{"torus:4x4x4", "I+D+Mfree", 5, 12},
+                                           Case{"torus:4x4x4", "I+D+Mdim", 4, 12}, Case{"mesh:5x5", "Mdim", 2, 6},
                                            Case{"mesh:5x5", "I+M@fewest-intermediates", 3, 6}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.topology) + "_" + info.param.mechanism;

@@ -35,6 +35,9 @@ TEST(InodeMechanism, ParsesTable1NamesAndRejectsOthers) {
   // The non-paper free continuation and the preferences round-trip; the
   // default preference is not spelled out.
   EXPECT_EQ(parse_mechanism("I+D+Mfree").name(), "I+D+Mfree");
+  EXPECT_EQ(parse_mechanism("Mdim+D").name(), "D+Mdim");
+  EXPECT_TRUE(parse_mechanism("I+Mdim").misroute_one_per_dimension);
+  EXPECT_FALSE(parse_mechanism("I+M").misroute_one_per_dimension);
   EXPECT_TRUE(parse_mechanism("I+D+Mfree").free_continuation);
   EXPECT_FALSE(parse_mechanism("I+D+M").free_continuation);
   EXPECT_EQ(parse_mechanism("I+D+M@extensions-last").name(), "I+D+M");
@@ -173,6 +176,12 @@ TEST(InodeGeometry, MinimalPathLinksAndPrefixCountsByHand) {
   int prefixes = 0;
   gt.for_each_prefix(0, 100, [&](const Segment&, NodeId, int) { ++prefixes; });
   EXPECT_EQ(prefixes, 172);
+  // One direction per dimension (Mdim): per dimension absent, + (1..2 hops)
+  // or - (1..2 hops), in direction order: 5^3 - 1 = 124 prefixes.
+  int per_dimension = 0;
+  gt.for_each_prefix(
+      0, 100, [&](const Segment&, NodeId, int) { ++per_dimension; }, kNone, true);
+  EXPECT_EQ(per_dimension, 124);
   // Mesh corner (0,0): X+ 1..2 (2), Y+ 1..2 (2), X+ then Y+ (2*2), and
   // X+ h, Y+ 1..2, X- 1..h (1*2 + 2*2 = 6): 14 prefixes. Y- or X- first
   // leave the mesh; Y+ then X- too.
@@ -395,6 +404,8 @@ class BruteForce {
       for (int dir = first; dir < 2 * n; ++dir) {
         const int dim = dir % n;
         const bool plus = dir < n;
+        // Mdim: one direction per dimension in the whole prefix.
+        if (m_m.misroute_one_per_dimension && std::find(used.begin(), used.end(), dim) != used.end()) continue;
         NodeId v = u;
         const std::size_t mark = pre.size();
         for (int h = 1; h <= std::min(8, m_c.radix_of(dim) - 1); ++h) {
@@ -419,7 +430,9 @@ class BruteForce {
             }
           }
           if (steps + 1 < 3) {
+            used.push_back(dim);
             rec(v, dir + 1, steps + 1, used);
+            used.pop_back();
           }
         }
         pre.resize(mark);
@@ -548,7 +561,8 @@ TEST(InodeBruteForce, MeshesAllTwoFaultSetsAndRandomFourFaultSets) {
 
 TEST(InodeBruteForce, MisroutingMechanismsOnRandomFaultSets) {
   const KAryNCube t({3, 3}, true), t4({4, 3}, true), m({3, 4}, false);
-  for (const char* mech : {"M", "D+M", "I+M", "I+D+M", "I+D+Mfree", "D+Mfree"}) {
+  for (const char* mech :
+       {"M", "D+M", "I+M", "I+D+M", "I+D+Mfree", "D+Mfree", "Mdim", "D+Mdim", "I+Mdim", "I+D+Mdim"}) {
     compare_all(t, mech, random_combos(t.num_links(), 3, 6, 3), true);
     compare_all(t4, mech, random_combos(t4.num_links(), 4, 4, 11), true);  // k/2 ties in X
     compare_all(m, mech, random_combos(m.num_links(), 3, 6, 5), true);
@@ -771,12 +785,13 @@ TEST(InodeRouting, PaperMisroutingHasAnAcyclicEscapeCdgWithOneEscapeVcPerSubpath
   for (const Case& c :
        {Case{"mesh:4x4", "M", 2}, Case{"mesh:4x4", "D+M", 2}, Case{"torus:4x4", "D+M", 2},
         Case{"torus:4x4", "I+D+M@fewest-intermediates", 3}, Case{"mesh:5x5", "I+M@fewest-intermediates", 3},
-        Case{"torus:4x4", "I+D+M", 4}, Case{"mesh:4x4", "D+Mfree", 3}}) {
+        Case{"torus:4x4", "I+D+M", 4}, Case{"mesh:4x4", "D+Mfree", 3}, Case{"torus:4x4", "D+Mdim", 2},
+        Case{"torus:4x4", "I+D+Mdim", 4}}) {
     const auto topo = make_topology(c.topology);
     const auto& cube = dynamic_cast<const KAryNCube&>(*topo);
     auto rel = make_routing(std::string("inodes:") + c.mechanism);
     rel->configure(*topo, c.vcs);
-    EXPECT_EQ(rel->min_vcs(), std::string(c.mechanism) == "I+D+M" ? 3 : c.vcs) << c.mechanism;
+    EXPECT_EQ(rel->min_vcs(), std::string(c.mechanism).rfind("I+D+M", 0) == 0 ? 3 : c.vcs) << c.mechanism;
     std::mt19937 rng(7);
     double misrouted_pairs = 0;
     for (int trial = 0; trial < 6; ++trial) {
