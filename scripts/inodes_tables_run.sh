@@ -3,13 +3,14 @@
 # (3x3x3 torus, section 5.1) into DIR (default results/inodes-ft), skipping
 # files already present. The misrouting family first (issue 11 changed it).
 #   scripts/inodes_tables_run.sh [DIR] [THREADS]
+# INODES_MECHS="M D+M" runs those mechanisms only (default: every one).
 # Then: scripts/inodes_report.py DIR
 set -euo pipefail
 dir=${1:-results/inodes-ft}
 threads=${2:-2}
 ftsim=${FTSIM:-./build/ftsim}
 mkdir -p "$dir"
-mechs="M I+M D+M I+D+M I+D Ix2+D I D Ix2 Ix3"
+mechs=${INODES_MECHS:-"M I+M D+M I+D+M I+D Ix2+D I D Ix2 Ix3"}
 run() {  # kind mech args...
   local kind=$1 m=$2
   shift 2
