@@ -40,10 +40,23 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
                                              : down_ok[static_cast<std::size_t>(pp.id)][static_cast<std::size_t>(d)];
       }
     }
-  // Up*/down* reachability, top tier first.
+  // Up*/down* reachability, top tier first. A destination keeps its D-mod-k
+  // up-port while that port is alive and leads to it; the destinations whose
+  // port is dead (or leads nowhere) are then spread over the surviving
+  // up-ports, each to the one with the fewest destinations so far (lowest
+  // port on ties), as a fat-tree subnet manager balances its port counters
+  // (OpenSM's ftree and updn engines). Moving them all to the first live
+  // port doubled that leaf up-link's destinations and saturated it (issue 49).
+  std::vector<int> count(static_cast<std::size_t>(k));
+  std::vector<NodeId> displaced;
   for (int l = 0; l < n; ++l)
     for (RouterId s = 0; s < switches; ++s) {
       if (tree.tier(s) != l) continue;
+      auto up_ok = [&](PortId p, NodeId d) {
+        return live(s, p) && reach[static_cast<std::size_t>(tree.peer(s, p).id)][static_cast<std::size_t>(d)] != 0;
+      };
+      std::fill(count.begin(), count.end(), 0);
+      displaced.clear();
       for (NodeId d = 0; d < nodes; ++d) {
         auto& t = table[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)];
         if (down_ok[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)]) {
@@ -53,13 +66,22 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
         }
         if (l == 0) continue;
         const PortId preferred = k + tree.node_digit(d, l);
-        auto up_ok = [&](PortId p) {
-          return live(s, p) && reach[static_cast<std::size_t>(tree.peer(s, p).id)][static_cast<std::size_t>(d)] != 0;
-        };
-        PortId chosen = up_ok(preferred) ? preferred : kNone;
-        for (PortId p = k; p < 2 * k && chosen == kNone; ++p)
-          if (up_ok(p)) chosen = p;
-        t = chosen;
+        if (up_ok(preferred, d)) {
+          t = preferred;
+          ++count[static_cast<std::size_t>(preferred - k)];
+          reach[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = 1;
+        } else {
+          displaced.push_back(d);
+        }
+      }
+      for (const NodeId d : displaced) {
+        PortId chosen = kNone;
+        for (PortId p = k; p < 2 * k; ++p)
+          if (up_ok(p, d) &&
+              (chosen == kNone || count[static_cast<std::size_t>(p - k)] < count[static_cast<std::size_t>(chosen - k)]))
+            chosen = p;
+        table[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen;
+        if (chosen != kNone) ++count[static_cast<std::size_t>(chosen - k)];
         reach[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen != kNone ? 1 : 0;
       }
     }

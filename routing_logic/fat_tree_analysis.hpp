@@ -15,10 +15,14 @@ namespace ftsim::routing {
 /// DDRC's recomputed tables: per switch, per destination node, the output
 /// port of up*/down* routing that avoids the faulty links (kNone when no
 /// up*/down* path exists). A switch that is an ancestor of d with a
-/// fault-free downward path takes it; otherwise it goes up, preferring the
-/// fault-free table's port (k + d_l) and else the lowest upward port whose
-/// parent still reaches d. Paths never turn from down to up, so the tables
-/// are deadlock-free like fault-free up/down routing.
+/// fault-free downward path takes it; otherwise it goes up on the fault-free
+/// table's port (k + d_l) when that port is alive and its parent still
+/// reaches d; the destinations left over are spread, one at a time in
+/// destination order, to the live upward port (whose parent reaches d) with
+/// the fewest destinations so far, lowest port on ties: a subnet manager's
+/// balanced recomputation (sections VIII-IX: "new routing tables using
+/// standard fat-tree routing"; issue 49). Paths never turn from down to up,
+/// so the tables are deadlock-free like fault-free up/down routing.
 std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults);
 
 /// True when the DDRC tables deliver every ordered pair of end nodes.

@@ -3,7 +3,9 @@
 // (issue: fat trees, section 3), and DDRC's recomputed tables.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
 
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/fat_tree_analysis.hpp"
@@ -370,3 +372,63 @@ TEST(FatTreeDlrSwitch, LinkVariantCannotPassAFaultySwitch) {
 }
 
 }  // namespace
+
+namespace {
+/// Per switch-to-switch channel (router, port), the destinations whose
+/// traffic from some other leaf crosses it under `table` (followed hop by
+/// hop from every source leaf). Returns the largest count.
+int max_destinations_per_channel(const KAryNTree& t, const std::vector<std::vector<std::int32_t>>& table,
+                                 std::map<std::pair<RouterId, PortId>, std::set<NodeId>>* per_channel = nullptr) {
+  std::map<std::pair<RouterId, PortId>, std::set<NodeId>> ch;
+  for (NodeId s = 0; s < t.num_nodes(); ++s)
+    for (NodeId d = 0; d < t.num_nodes(); ++d) {
+      RouterId r = t.node_router(s);
+      for (int hop = 0; hop < 4 * t.n() && r != t.node_router(d); ++hop) {
+        const PortId p = table[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
+        if (p < 0) break;
+        const PortPeer& pp = t.peer(r, p);
+        if (pp.kind != PortPeer::Kind::kRouter) break;
+        ch[{r, p}].insert(d);
+        r = pp.id;
+      }
+    }
+  int worst = 0;
+  for (const auto& [c, ds] : ch) worst = std::max(worst, static_cast<int>(ds.size()));
+  if (per_channel != nullptr) *per_channel = std::move(ch);
+  return worst;
+}
+}  // namespace
+
+TEST(FatTreeDdrc, RecomputedTablesSpreadDestinationsAsEvenlyAsTheSurvivingTreeAllows) {
+  // 4-ary 3-tree, destination-based tables (D-mod-k when fault-free). By
+  // hand: a middle -> leaf channel carries the destinations of its leaf
+  // whose digit selects that middle switch: 1 of the leaf's 4; an upward
+  // leaf channel the destinations outside the leaf whose digit selects it:
+  // 60 / 4 = 15; a top -> middle channel 1 destination of the pod below; a
+  // middle -> top channel 48 / 4 = 12. After one link fault the 4 (resp.
+  // 60, 48) destinations of the channels that fed the dead one must share
+  // 3 surviving channels: at most ceil(4 / 3) = 2 on a downward channel,
+  // ceil(60 / 3) = 20 and ceil(48 / 3) = 16 on an upward one. A table that
+  // moves the dead channel's destinations onto one surviving channel meets
+  // these bounds only for the downward ones; the bound checked here is the
+  // even spread of every switch's destinations over its live up-ports.
+  const KAryNTree t(4, 3);
+  EXPECT_EQ(max_destinations_per_channel(t, ddrc_tables(t, FaultSet{})), 15);
+  int links = 0;
+  for (const Link& lk : t.links()) {
+    if (lk.b_is_node) continue;
+    ++links;
+    FaultSet fs;
+    fs.links.push_back(lk.id);
+    std::map<std::pair<RouterId, PortId>, std::set<NodeId>> ch;
+    max_destinations_per_channel(t, ddrc_tables(t, fs), &ch);
+    for (const auto& [c, ds] : ch) {
+      const int tier = t.tier(c.first);
+      const bool up = c.second >= t.k();
+      const int bound = !up ? 2 : tier == t.n() - 1 ? 20 : 16;
+      EXPECT_LE(static_cast<int>(ds.size()), bound)
+          << t.link_label(lk.id) << ": channel " << t.router_label(c.first) << " port " << c.second;
+    }
+  }
+  EXPECT_EQ(links, 128);
+}
