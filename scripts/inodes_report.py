@@ -31,7 +31,7 @@ from collections import defaultdict
 from plot_sweep import sample_sd  # scripts/ is on the path of a script run from it
 from sweep_draws import draws_arg, keep_draws
 
-MECHS = ['I', 'D', 'M', 'I+D', 'I+M', 'D+M', 'I+D+M', 'Ix2', 'Ix3', 'Ix2+D']
+MECHS = ['I', 'D', 'M', 'I+D', 'I+M', 'D+M', 'I+D+M', 'Ix2', 'Ix3', 'Ix2+D', 'Mdim', 'I+Mdim', 'D+Mdim', 'I+D+Mdim']
 # A point of a Figure 9 sweep (the BG/L sweep has no routing column); its
 # fault draws are faults.random_seed.
 POINT_COLUMNS = ('routing', 'traffic.load', 'faults.random_links')
