@@ -134,6 +134,11 @@ struct NetworkStats {
   std::uint64_t injected = 0;   ///< packets whose head left the NI
   std::uint64_t delivered = 0;  ///< packets whose tail reached the destination NI
   std::uint64_t dropped[static_cast<int>(DropReason::kCount)] = {};
+  /// Of dropped[kLinkFailure], by cause (LinkLoss): the packet was on the
+  /// link when it failed; its head was routed into the dead link (the output
+  /// VC granted before detection); its head had crossed and the rest was cut
+  /// off in the buffers at the link's ends.
+  std::uint64_t link_loss[3] = {};
   std::uint64_t flits_moved = 0;
   std::uint64_t last_move_cycle = 0;  ///< last cycle a flit moved anywhere (watchdog)
   // Measurement window.
@@ -179,6 +184,14 @@ struct NetworkContext {
   std::uint64_t drop_epoch = 0;
 
   /// Marks a packet dropped once, with a reason.
+  /// Causes of a link-failure loss (NetworkStats::link_loss).
+  enum class LinkLoss { kOnLink = 0, kRoutedBeforeDetection = 1, kCutInBuffers = 2 };
+  /// drop(id, kLinkFailure), counting the cause when the packet was live.
+  void drop_on_failed_link(std::uint32_t id, LinkLoss cause) {
+    if (packets[id].dropped) return;
+    ++stats.link_loss[static_cast<int>(cause)];
+    drop(id, DropReason::kLinkFailure);
+  }
   void drop(std::uint32_t id, DropReason reason) {
     PacketInfo& p = packets[id];
     if (p.dropped) return;

@@ -166,7 +166,9 @@ void NetworkInterface::tick_work(std::uint64_t now) {
   }
   if (m_injecting.empty()) return;
   if (m_to_router->failed) {  // node link failed (indirect networks)
-    for (const Injection& in : m_injecting) m_ctx.drop(in.packet, DropReason::kLinkFailure);
+    for (const Injection& in : m_injecting)
+      m_ctx.drop_on_failed_link(in.packet, in.next_seq > 0 ? NetworkContext::LinkLoss::kCutInBuffers
+                                                           : NetworkContext::LinkLoss::kRoutedBeforeDetection);
     m_injecting.clear();
     return;
   }

@@ -398,7 +398,8 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
     op.grant = g.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
-      ctx.drop(f.packet, DropReason::kLinkFailure);
+      ctx.drop_on_failed_link(f.packet, f.head ? NetworkContext::LinkLoss::kRoutedBeforeDetection
+                                               : NetworkContext::LinkLoss::kCutInBuffers);
     } else {
       f.vc = static_cast<std::uint8_t>(iv.out_vc);
       if (!op.ejection) --op.vcs[iv.out_vc].credits;

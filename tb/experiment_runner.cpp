@@ -586,6 +586,8 @@ void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::Ne
   for (int r = 0; r < static_cast<int>(hw::DropReason::kCount); ++r)
     by_reason[hw::drop_reason_name(static_cast<hw::DropReason>(r))] = s.dropped[r];
   j["dropped_by_reason"] = by_reason;
+  j["link_failure_losses"] = {
+      {"on_link", s.link_loss[0]}, {"routed_before_detection", s.link_loss[1]}, {"cut_in_buffers", s.link_loss[2]}};
   j["conservation_ok"] = conserved;
   {
     nlohmann::json by_vc = nlohmann::json::array();

@@ -376,7 +376,7 @@ void Network::fail_link(routing::LinkId l) {
     d.failed = true;
     d.alive = false;
     for (std::size_t i = 0; i < d.flits().size(); ++i)
-      m_ctx.drop(d.flits().at(i).item.packet, hw::DropReason::kLinkFailure);
+      m_ctx.drop_on_failed_link(d.flits().at(i).item.packet, hw::NetworkContext::LinkLoss::kOnLink);
     d.clear();
     if (d.receiver != nullptr) d.receiver->wake();
     if (d.sender != nullptr) d.sender->wake();
