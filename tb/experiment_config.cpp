@@ -362,7 +362,8 @@ void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
     schedule = f;
   } else if (f.IsMap()) {
     check_map(c, f, "faults",
-              {"schedule", "random_links", "random_seed", "random_at", "detection_delay", "model", "bgl_plane_nodes"});
+              {"schedule", "random_links", "random_switches", "random_seed", "random_at", "detection_delay", "model",
+               "bgl_plane_nodes"});
     if (f["model"]) {
       cfg.faults.model = get_str(c, f["model"], "faults.model");
       bool known = false;
@@ -380,6 +381,8 @@ void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
     if (f["schedule"]) schedule = f["schedule"];
     auto& fs = cfg.faults;
     if (f["random_links"]) fs.random_links = get_num<int>(c, f["random_links"], "faults.random_links", 0, 1 << 20);
+    if (f["random_switches"])
+      fs.random_switches = get_num<int>(c, f["random_switches"], "faults.random_switches", 0, 1 << 20);
     if (f["random_seed"])
       fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
     if (f["random_at"])
@@ -570,6 +573,7 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
   const auto& fs = cfg.faults;
   j["faults"] = {{"schedule", schedule},
                  {"random_links", fs.random_links},
+                 {"random_switches", fs.random_switches},
                  {"random_seed", fs.random_seed},
                  {"random_at", fs.random_at},
                  {"detection_delay", fs.detection_delay},

@@ -56,6 +56,10 @@ struct SimSpec {
 struct FaultsSpec {
   std::vector<FaultSpec> schedule;
   int random_links = 0;
+  /// Random switch faults (all of a switch's links and buffers), drawn among
+  /// the switches with no node attached (a node dies with its switch), never
+  /// one that disconnects the surviving nodes; before the random links.
+  int random_switches = 0;
   std::uint64_t random_seed = 1;
   std::int64_t random_at = 0;
   std::int64_t detection_delay = 10;  ///< cycles from a fault to its detection at both ends

@@ -143,6 +143,44 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
       out.push_back(f);
     }
   }
+  if (spec.random_switches > 0) {
+    routing::FaultSet fs = permanent_faults(out);
+    std::vector<char> taken(static_cast<std::size_t>(topo.num_routers()), 0);
+    for (const auto& f : out)
+      if (f.is_router) taken[static_cast<std::size_t>(f.id)] = 1;
+    std::vector<routing::RouterId> candidates;
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      bool has_node = false;
+      for (routing::PortId p = 0; p < topo.radix(r); ++p)
+        has_node = has_node || topo.peer(r, p).kind == routing::PortPeer::Kind::kNode;
+      if (!taken[static_cast<std::size_t>(r)] && !has_node) candidates.push_back(r);
+    }
+    std::mt19937_64 rng(derive_seed(spec.random_seed, 0x5A17C4));
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    const int base = live_components(topo, fs);
+    int drawn = 0;
+    for (routing::RouterId r : candidates) {
+      if (drawn == spec.random_switches) break;
+      fs.routers.push_back(r);
+      if (live_components(topo, fs) > base) {
+        fs.routers.pop_back();
+        continue;
+      }
+      ResolvedFault f;
+      f.is_router = true;
+      f.id = r;
+      f.label = topo.router_label(r);
+      f.at = spec.random_at;
+      f.random = true;
+      out.push_back(f);
+      ++drawn;
+    }
+    if (drawn < spec.random_switches)
+      throw ConfigError(
+          fmt::format("faults.random_switches = {}: only {} switches of {} without an attached node can fail without "
+                      "disconnecting the surviving nodes",
+                      spec.random_switches, drawn, topo.spec()));
+  }
   if (spec.random_links > 0) {
     routing::FaultSet fs = permanent_faults(out);
     // Random links avoid every link a scheduled fault already takes down

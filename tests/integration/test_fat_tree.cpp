@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tb/experiment_runner.hpp"
@@ -192,4 +193,24 @@ TEST(FatTreeHardware, RerouteVectorIsAChildOfEachSwitchUnderAdlrOnly) {
     // A 4-ary 3-tree has 3 x 4^2 = 48 switches.
     EXPECT_EQ(with, std::string(routing) == "adlr" ? 48 : 0) << routing;
   }
+}
+
+TEST(FatTreeRun, RandomSwitchFaultsTakeTopAndMiddleSwitchesOnlyAndLoseTheirLinks) {
+  // faults.random_switches (issue 49 item 5): switches with a node attached
+  // (the 16 leaves of the 4-ary 3-tree, tier 2) are never drawn; two draws
+  // give two distinct top or middle switches, every one of their 8 links
+  // down. With the switch variant of DDLR the survivors stay connected: the
+  // run ends with conservation and no deadlock (checked by run()).
+  const auto s = run(kUturn, {"routing=ddlr-switch", "router.vcs=3", "traffic.pattern=uniform", "traffic.load=0.1",
+                              "faults.schedule=[]", "faults.random_switches=2", "faults.random_seed=3"});
+  ASSERT_EQ(s["faults"].size(), 2U);
+  std::set<std::string> labels;
+  for (const auto& f : s["faults"]) {
+    EXPECT_EQ(f["kind"], "switch");
+    const std::string label = f["label"].get<std::string>();
+    labels.insert(label);
+    EXPECT_TRUE(label.find(",0>") != std::string::npos || label.find(",1>") != std::string::npos) << label;
+  }
+  EXPECT_EQ(labels.size(), 2U);
+  EXPECT_FALSE(s["deadlock"].get<bool>());
 }
