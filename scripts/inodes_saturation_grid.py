@@ -16,10 +16,12 @@ a partial grid holds complete draws.
 
 Usage: inodes_saturation_grid.py [--draws N] [--out DIR] [--jobs J] [--ftsim BIN]
                                  [--series NAME,...]
-Report: scripts/inodes_saturation_report.py DIR
+Report: scripts/inodes_saturation_report.py DIR --points-csv FILE (which also
+saves the finished points into FILE, the summary main keeps between sessions)
 """
 import argparse
 import concurrent.futures
+import csv
 import json
 import os
 import subprocess
@@ -55,7 +57,7 @@ def point_file(out, series, faults, draw):
 
 def run_point(args, series, faults, draw, sets, bracket):
     path = point_file(args.out, series, faults, draw)
-    if os.path.exists(path):
+    if os.path.exists(path) or (series, faults, draw) in args.done:
         return path, 0.0, "kept"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     cmd = [args.ftsim, "analyze", "saturation", BASE, "--quiet", "--out", path, "--low", "0.2", "--high", "1.0",
@@ -76,9 +78,16 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ftsim", default="./build/ftsim")
     ap.add_argument("--series", default="", help="comma list of series names (default: all)")
+    ap.add_argument("--points-csv", default="docs/reproduction/data/figure9-saturation-points.csv",
+                    help="points already finished (inodes_saturation_report.py --points-csv): skipped")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     series = [s for s in SERIES if not args.series or s[0] in args.series.split(",")]
+    args.done = {}
+    if os.path.exists(args.points_csv):
+        with open(args.points_csv) as f:
+            for r in csv.DictReader(f):
+                args.done[(r["series"], int(r["faults"]), int(r["draw"]))] = float(r["knee_load"])
     done = 0
     start = time.time()
 
@@ -97,6 +106,9 @@ def main():
             report(*f.result(), total)
         knee0 = {}
         for name, _, _ in series:
+            if (name, 0, 1) in args.done:
+                knee0[name] = args.done[(name, 0, 1)]
+                continue
             with open(point_file(args.out, name, 0, 1)) as f:
                 j = json.load(f)
             knee0[name] = j["knee"]["load"] if j.get("knee") else 0.6

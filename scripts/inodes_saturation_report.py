@@ -13,7 +13,7 @@ The "no gain from faults" check: a fault removes links and never gives a
 network more capacity, so for every series and fault count n > 0 the mean
 must not exceed the fault-free value by more than two standard errors.
 
-Usage: inodes_saturation_report.py DIR [--csv FILE] [--plot DIR] [--draws N]
+Usage: inodes_saturation_report.py DIR [--csv FILE] [--plot DIR] [--draws N] [--points-csv FILE]
 Exit 1 when the check fails (the violations are printed).
 """
 import argparse
@@ -33,9 +33,28 @@ PANELS = [("5vc", "Figure 9 (a), five VCs"), ("4vc", "Figure 9 (b), four VCs"),
           ("bgl", "BlueGene/L-like planes (three VCs)")]
 
 
-def load(d):
-    """{series: {faults: {draw: (throughput, peak, knee_load)}}}"""
+POINT_FIELDS = ["series", "faults", "draw", "saturation_throughput", "peak", "knee_load", "probes"]
+
+
+def load_points_csv(path, data=None):
+    """Adds the points of a points CSV (--points-csv) to data."""
+    data = data if data is not None else defaultdict(lambda: defaultdict(dict))
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            data[r["series"]][int(r["faults"])][int(r["draw"])] = (
+                float(r["saturation_throughput"]), float(r["peak"]), float(r["knee_load"]))
+    return data
+
+
+def load(d, points_csv=""):
+    """{series: {faults: {draw: (throughput, peak, knee_load)}}} from the
+    grid's JSON files under d, and from a points CSV when given (the
+    committed summary of an earlier grid)."""
     data = defaultdict(lambda: defaultdict(dict))
+    if points_csv and os.path.exists(points_csv):
+        load_points_csv(points_csv, data)
+    if not os.path.isdir(d):
+        return data
     for sub in sorted(os.listdir(d)):
         folder = os.path.join(d, sub)
         if not os.path.isdir(folder) or sub.endswith(".runs"):
@@ -51,8 +70,22 @@ def load(d):
                 continue
             series = sub.replace("-", "/", 1)
             data[series][int(m.group(1))][int(m.group(2))] = (
-                thr, j["peak"]["accepted_payload_flits_per_cycle"], j["knee"]["load"])
+                thr, j["peak"]["accepted_payload_flits_per_cycle"], j["knee"]["load"], len(j.get("probes", [])))
     return data
+
+
+def write_points_csv(data, path):
+    """One row per finished point: the grid's results in a few kilobytes,
+    what main keeps (docs/reproduction/data); the grid script skips them."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(POINT_FIELDS)
+        for series in sorted(data):
+            for n in sorted(data[series]):
+                for d, v in sorted(data[series][n].items()):
+                    w.writerow([series, n, d, round(v[0], 4), round(v[1], 4), round(v[2], 4),
+                                v[3] if len(v) > 3 else ""])
 
 
 def complete_draws(points, limit=None):
@@ -155,8 +188,12 @@ def main():
     ap.add_argument("--csv", default="")
     ap.add_argument("--plot", default="")
     ap.add_argument("--draws", type=int, default=0, help="use at most the first N complete draws")
+    ap.add_argument("--points-csv", default="", help="read this points CSV too, and write it back with every point")
     args = ap.parse_args()
-    rows = cells(load(args.dir), args.draws or None)
+    data = load(args.dir, args.points_csv)
+    if args.points_csv:
+        write_points_csv(data, args.points_csv)
+    rows = cells(data, args.draws or None)
     for panel, title in PANELS:
         md = markdown(rows, panel)
         if md:
