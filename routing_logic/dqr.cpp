@@ -61,6 +61,17 @@ const std::vector<std::pair<std::string, Options>>& variant_table() {
     t.emplace_back("lr-path-all", o);
     o.plugin = Plugin::kMeshCentre;
     t.emplace_back("mesh-plugin", o);
+    // Ablation: the same searches without the upstream retry (one search
+    // per broken switch): destination-based tables make that fail whenever
+    // flows enter the switch from every direction (docs/reproduction/dqr.md).
+    const std::size_t paper = t.size();
+    for (std::size_t i = 0; i < paper; ++i) {
+      Options x = t[i].second;
+      x.retry_upstream = false;
+      t.emplace_back(t[i].first + "-noretry", x);
+    }
+    // Extension, not in the paper: no plug-in, search from the switch at the
+    // fault.
     t.emplace_back("local-search", Options{});
     return t;
   }();
@@ -629,6 +640,9 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
               }
       }
       if (found.path.empty()) {
+        if (!opt.retry_upstream)
+          return finish(false, fmt::format("destination {}: no deadlock-free path from switch {}", m_topo.node_label(d),
+                                           m_topo.router_label(y)));
         blocked[static_cast<std::size_t>(y)] = 1;
         last_failure = "none from switch " + m_topo.router_label(y);
         continue;

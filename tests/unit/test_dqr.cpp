@@ -560,7 +560,32 @@ TEST(DqrVariants, UnknownVariantNamesTheAllowedOnes) {
     EXPECT_NE(m.find("lr-whole"), std::string::npos) << m;
     EXPECT_NE(m.find("mesh-plugin"), std::string::npos) << m;
   }
-  EXPECT_EQ(ftsim::routing::dqr::variant_names().size(), 7U);
+  // Six paper variants, their six -noretry ablations, local-search.
+  EXPECT_EQ(ftsim::routing::dqr::variant_names().size(), 13U);
+}
+
+TEST(DqrVariants, WithoutTheUpstreamRetryDestinationTablesFailWhereFlowsEnterFromEveryDirection) {
+  // 10x10 XY mesh, link 1,0 - 1,1 down. For destination 1,0 the broken
+  // switch next to the fault is 1,1: flows reach it from x+ (row 1 to the
+  // right), x- (node 0,1) and y- (column 1 above). Its new port for 1,0 is
+  // shared by all of them, and every live port (x+, x-, y+) is a U-turn for
+  // one: no path from 1,1 serves them all (hand argument). The paper's
+  // variants then search from the switches feeding it and succeed; the
+  // -noretry ablation fails, even with the mesh plug-in the paper guarantees
+  // for one fault.
+  const auto topo = rt::make_topology("mesh:10x10");
+  auto dor = rt::make_routing("dor");
+  dor->configure(*topo, 1);
+  const ftsim::routing::dqr::Engine proto(*topo, tables_of(*dor).port);
+  const rt::LinkId l = topo->parse_link("1,0:y+");
+  for (const char* v : {"mesh-plugin", "lr-path", "local-search"}) {
+    ftsim::routing::dqr::Engine eng = proto;
+    EXPECT_TRUE(eng.reconfigure({l}, ftsim::routing::dqr::variant_options(v)).success) << v;
+  }
+  ftsim::routing::dqr::Engine eng = proto;
+  const auto r = eng.reconfigure({l}, ftsim::routing::dqr::variant_options("mesh-plugin-noretry"));
+  EXPECT_FALSE(r.success);
+  EXPECT_NE(r.failure.find("destination 1,0: no deadlock-free path from switch 1,1"), std::string::npos) << r.failure;
 }
 
 TEST(InitialTables, UpDownOnATwoTierFatTree) {
