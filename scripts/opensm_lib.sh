@@ -11,9 +11,11 @@ osm_cleanup() {
 trap osm_cleanup EXIT
 
 # Exits 2 unless opensm, ibsim and umad2sim are installed.
+# Exit 77 (ctest's SKIP_RETURN_CODE for the opensm label: skipped, not
+# failed) when OpenSM or ibsim is not installed.
 osm_require() {
   command -v opensm > /dev/null && command -v ibsim > /dev/null && [ -f "$UMAD" ] ||
-    { echo "$1: needs opensm and ibsim-utils (apt install opensm ibsim-utils)" >&2; exit 2; }
+    { echo "$1: needs opensm and ibsim-utils (apt install opensm ibsim-utils); skipped" >&2; exit 77; }
 }
 
 # ibsim_start NETFILE [ibsim args]: ibsim in the current folder with its
