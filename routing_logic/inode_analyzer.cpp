@@ -470,6 +470,64 @@ constexpr long kSamplesPerTask = 256;
 
 }  // namespace
 
+bool FaultToleranceAnalyzer::translation_symmetric() const {
+  if (static_cast<int>(m_links.size()) != m_cube.num_links()) return false;
+  for (int d = 0; d < m_cube.dimensions(); ++d)
+    if (!m_cube.torus() || m_cube.radix_of(d) < 3) return false;
+  return true;
+}
+
+FaultToleranceAnalyzer::Plan FaultToleranceAnalyzer::plan_exhaustive_symmetric(int fmin, int fmax) const {
+  if (!translation_symmetric())
+    throw ConfigError(
+        fmt::format("{}: the translation-symmetric enumeration needs a torus with k >= 3 in every "
+                    "dimension and every link a candidate",
+                    m_cube.spec()));
+  Plan out;
+  for (int c = 0; c < m_cube.dimensions(); ++c) {
+    const LinkId rep = m_cube.peer(0, KAryNCube::port_of(c, true)).link;
+    std::vector<LinkId> order{rep};
+    for (LinkId l : m_links)
+      if (l != rep) order.push_back(l);
+    Plan p = plan_exhaustive(fmin, fmax, order);
+    if (out.class_bits.empty()) {
+      out = p;
+      out.prefixes.clear();
+      out.combinations = 0;
+    }
+    const auto cls = static_cast<std::uint8_t>(out.class_bits.size());
+    out.class_bits.push_back(p.bits);
+    for (auto& pre : p.prefixes)
+      if (pre.front() == 0) {
+        out.prefixes.push_back(std::move(pre));
+        out.task_class.push_back(cls);
+      }
+  }
+  out.bits = out.class_bits.front();
+  out.orbit = m_cube.num_nodes();
+  for (std::size_t t = 0; t < out.tasks(); ++t) out.combinations += out.task_combinations(t);
+  return out;
+}
+
+void FaultToleranceAnalyzer::unfold(const Plan& plan, std::vector<FaultCountResult>& rows) {
+  if (plan.orbit == 0) return;
+  const auto n = static_cast<std::uint64_t>(plan.orbit);
+  for (auto& r : rows) {
+    const auto f = static_cast<std::uint64_t>(r.faults);
+    auto scale = [&](std::uint64_t& v) {
+      if ((v * n) % f != 0)
+        throw std::logic_error(fmt::format("symmetric enumeration: {} x {} not divisible by {}", v, n, f));
+      v = v * n / f;
+    };
+    scale(r.combinations);
+    scale(r.not_tolerated);
+    scale(r.pairs);
+    scale(r.affected);
+    scale(r.unroutable);
+    for (auto& c : r.by_category) scale(c);
+  }
+}
+
 std::size_t FaultToleranceAnalyzer::Plan::tasks() const {
   if (kind == Kind::kExhaustive) return prefixes.size();
   const long per_count = (samples + kSamplesPerTask - 1) / kSamplesPerTask;
@@ -562,13 +620,13 @@ std::vector<FaultCountResult> FaultToleranceAnalyzer::run(const Plan& plan, std:
   const int fmin = plan.fmin, fmax = plan.fmax;
   auto make_state = [this] { return State(*this); };
   if (plan.kind == Plan::Kind::kExhaustive) {
-    const auto& bits = plan.bits;
-    const int m = static_cast<int>(bits.size());
+    const int m = static_cast<int>(plan.bits.size());
     std::uint64_t total = 0;
     for (std::size_t t = first; t < last; ++t) total += plan.task_combinations(t);
     return run_parallel(
         first, last, threads, fmin, fmax, total, progress, make_state,
         [&](std::size_t t, State& st, std::vector<FaultCountResult>& rows, std::atomic<std::uint64_t>& done) {
+          const auto& bits = plan.class_bits.empty() ? plan.bits : plan.class_bits[plan.task_class[t]];
           const auto& pre = plan.prefixes[t];
           const int len = static_cast<int>(pre.size());
           std::uint64_t local = 0;

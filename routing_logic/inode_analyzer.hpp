@@ -136,6 +136,12 @@ class FaultToleranceAnalyzer {
     long samples = 0;                                 ///< sampled: per fault count
     std::uint64_t seed = 0;                           ///< sampled
     std::uint64_t combinations = 0;                   ///< over all tasks
+    /// Symmetric exhaustive plan (plan_exhaustive_symmetric): per task, the
+    /// class whose candidate order `class_bits` it enumerates; `orbit` links
+    /// per class (0: a plain plan).
+    std::vector<std::vector<int>> class_bits;
+    std::vector<std::uint8_t> task_class;
+    int orbit = 0;
     std::size_t tasks() const;
     /// Combinations task t evaluates (its cost, for balancing).
     std::uint64_t task_combinations(std::size_t t) const;
@@ -143,6 +149,23 @@ class FaultToleranceAnalyzer {
   /// Throws ConfigError like exhaustive() / sampled().
   Plan plan_exhaustive(int fmin, int fmax, const std::vector<LinkId>& links) const;
   Plan plan_sampled(int fmin, int fmax, long samples, std::uint64_t seed) const;
+  /// The exhaustive analysis of every link of a torus (k >= 3 in every
+  /// dimension) by its translation symmetry (issue 54): a torus translation
+  /// maps fault sets to fault sets with the same outcome, and each
+  /// dimension's links form one orbit of N = nodes links. Counting, over the
+  /// f-fault sets S, the pairs (S, l in S): sum_S g(S) f = sum over dimensions
+  /// c of N sum_{S containing L_c} g(S), where L_c is node 0's + link in c. So
+  /// the plan enumerates only the sets containing some L_c (L_c first, the
+  /// rest among all other links), a share f / N of them per class, and
+  /// unfold() scales the summed rows by N / f, exactly (integers). Throws
+  /// ConfigError for a mesh, a radix below 3, or a candidate restriction.
+  Plan plan_exhaustive_symmetric(int fmin, int fmax) const;
+  /// True when plan_exhaustive_symmetric applies (a torus with k >= 3, every
+  /// link a candidate).
+  bool translation_symmetric() const;
+  /// Scales the rows of a symmetric plan (summed over all its tasks) to the
+  /// totals of the plain enumeration; nothing for a plain plan.
+  static void unfold(const Plan& plan, std::vector<FaultCountResult>& rows);
   /// Runs tasks [first, last) of `plan` on `threads` threads; one row per
   /// fault count fmin..fmax. `progress` gets the combinations of these tasks.
   std::vector<FaultCountResult> run(const Plan& plan, std::size_t first, std::size_t last, int threads,

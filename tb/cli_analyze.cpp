@@ -205,6 +205,9 @@ class FaultToleranceCommand final : public Command {
         "MPI backend: spread the combinations over the ranks of `mpirun -n N ftsim analyze "
         "fault-tolerance ...` (chosen automatically under mpirun; --jobs is then threads per rank, default 1)");
     ftol->add_flag("--quiet", quiet, "no progress or summary");
+    ftol->add_flag("--no-symmetry", ft_no_symmetry,
+                   "exhaustive on a torus: enumerate every combination instead of one per translation class (same "
+                   "counts, about nodes / faults times the work)");
     ex_flag->excludes(region_opt)->excludes(samples_opt);
     region_opt->excludes(samples_opt);
     ft.threads = d.jobs;
@@ -220,6 +223,7 @@ class FaultToleranceCommand final : public Command {
                                    : ftsim::tb::FaultToleranceOptions::Mode::kSamples;
     ft.faults = parse_range(ft_faults, "--faults");
     ft.progress = !quiet;
+    ft.symmetry = !ft_no_symmetry;
     nlohmann::json j;
     if (ft_mpi || ftsim::tb::launched_by_mpi()) {
 #ifdef FTSIM_HAVE_MPI
@@ -249,6 +253,7 @@ class FaultToleranceCommand final : public Command {
   std::string ft_faults = "1..3";
   std::string ft_region;
   bool ft_exhaustive = false;
+  bool ft_no_symmetry = false;
   std::string ft_out;
   bool ft_mpi = false;
 };

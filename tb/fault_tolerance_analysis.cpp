@@ -47,7 +47,8 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
   switch (o.mode) {
     case FaultToleranceOptions::Mode::kExhaustive:
       mode = "exhaustive";
-      plan = an.plan_exhaustive(fmin, fmax, {});
+      plan = o.symmetry && an.translation_symmetric() ? an.plan_exhaustive_symmetric(fmin, fmax)
+                                                      : an.plan_exhaustive(fmin, fmax, {});
       break;
     case FaultToleranceOptions::Mode::kRegion:
       mode = "region distance1";
@@ -58,8 +59,9 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
       plan = an.plan_sampled(fmin, fmax, o.samples, o.seed);
       break;
   }
-  const std::vector<in::FaultCountResult> rows =
+  std::vector<in::FaultCountResult> rows =
       o.runner ? o.runner(an, plan, progress) : an.run(plan, 0, plan.tasks(), o.threads, progress);
+  in::FaultToleranceAnalyzer::unfold(plan, rows);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::uint64_t combos = 0;
   for (const auto& r : rows) combos += r.combinations;
@@ -82,6 +84,12 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
   j["backend"] = o.backend;
   if (o.backend != "threads") j["ranks"] = o.ranks;
   j["tasks"] = plan.tasks();
+  j["symmetry"] = plan.orbit > 0 ? fmt::format(
+                                       "torus translations: the sets containing node 0's + link of each "
+                                       "dimension, weighted {} / faults (same counts as every combination)",
+                                       plan.orbit)
+                                 : std::string("none: every combination");
+  j["combinations_evaluated"] = plan.combinations;
   j["route_options"] = an.option_count();
   j["setup_seconds"] = build_s;
   j["wall_seconds"] = secs;

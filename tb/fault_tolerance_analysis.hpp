@@ -23,6 +23,10 @@ struct FaultToleranceOptions {
   std::uint64_t seed = 1;
   int threads = 1;
   bool progress = true;  ///< progress lines on stderr
+  /// Exhaustive on a torus: enumerate by translation symmetry
+  /// (FaultToleranceAnalyzer::plan_exhaustive_symmetric), same counts,
+  /// a share faults / nodes of the work per dimension.
+  bool symmetry = true;
   /// Runs every task of the plan and returns the summed rows (one per fault
   /// count). Empty: this process's `threads` threads. The MPI backend
   /// (tb/sweep_mpi.hpp) spreads the tasks over the ranks instead.

@@ -827,3 +827,52 @@ TEST(InodeRouting, PaperMisroutingHasAnAcyclicEscapeCdgWithOneEscapeVcPerSubpath
     EXPECT_GT(misrouted_pairs, 0) << c.topology << " " << c.mechanism << ": no pair used misrouting";
   }
 }
+
+TEST(InodeSymmetry, TranslationClassesGiveThePlainCountsForEveryMechanism) {
+  // Issue 54: the symmetric enumeration (sets containing node 0's + link of
+  // each dimension, scaled by nodes / faults) against every combination,
+  // field by field: 1..4 faults on the 3x3 and 4x4 tori (k/2 ties) for every
+  // mechanism of Table 1 and the Mdim reading, 5 faults on the 4x4 torus for
+  // two of them.
+  auto same = [](const std::vector<FaultCountResult>& a, const std::vector<FaultCountResult>& b,
+                 const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].combinations, b[i].combinations) << what << " faults " << a[i].faults;
+      EXPECT_EQ(a[i].not_tolerated, b[i].not_tolerated) << what << " faults " << a[i].faults;
+      EXPECT_EQ(a[i].pairs, b[i].pairs) << what << " faults " << a[i].faults;
+      EXPECT_EQ(a[i].affected, b[i].affected) << what << " faults " << a[i].faults;
+      EXPECT_EQ(a[i].unroutable, b[i].unroutable) << what << " faults " << a[i].faults;
+      EXPECT_EQ(a[i].by_category, b[i].by_category) << what << " faults " << a[i].faults;
+    }
+  };
+  std::vector<std::string> mechs = table1_mechanisms();
+  for (const char* m : {"I+D+Mdim", "D+M@adaptivity-first"}) mechs.emplace_back(m);
+  for (const auto& dims : {std::vector<int>{3, 3}, std::vector<int>{4, 4}}) {
+    const KAryNCube t(dims, true);
+    for (const auto& m : mechs) {
+      const FaultToleranceAnalyzer an(t, parse_mechanism(m));
+      ASSERT_TRUE(an.translation_symmetric());
+      const auto plain = an.exhaustive(1, 4, {}, 2, {});
+      const auto plan = an.plan_exhaustive_symmetric(1, 4);
+      auto sym = an.run(plan, 0, plan.tasks(), 2, {});
+      FaultToleranceAnalyzer::unfold(plan, sym);
+      same(plain, sym, t.spec() + " " + m);
+      // The work: sets containing one of the d representatives, a share of
+      // at most d * f / links of each count.
+      EXPECT_LT(plan.combinations, plain[3].combinations + plain[2].combinations) << m;
+    }
+  }
+  const KAryNCube t44({4, 4}, true);
+  for (const char* m : {"I+D+M", "Ix2"}) {
+    const FaultToleranceAnalyzer an(t44, parse_mechanism(m));
+    const auto plan = an.plan_exhaustive_symmetric(5, 5);
+    auto sym = an.run(plan, 0, plan.tasks(), 2, {});
+    FaultToleranceAnalyzer::unfold(plan, sym);
+    same(an.exhaustive(5, 5, {}, 2, {}), sym, std::string("torus:4x4 5 faults ") + m);
+  }
+  // Not applicable: a mesh, or a region of candidate links.
+  const KAryNCube mesh({3, 3}, false);
+  EXPECT_FALSE(FaultToleranceAnalyzer(mesh, parse_mechanism("I")).translation_symmetric());
+  EXPECT_THROW(FaultToleranceAnalyzer(mesh, parse_mechanism("I")).plan_exhaustive_symmetric(1, 2), ConfigError);
+}
