@@ -17,7 +17,138 @@ namespace ftsim::routing {
 
 namespace {}  // namespace
 
-std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults) {
+namespace {
+
+/// Issue 49: rechooses DDRC's open entries (destinations whose fault-free
+/// up-port is dead or leads nowhere) so the flows of uniform all-to-all
+/// traffic, one per ordered pair of end nodes, spread over the surviving
+/// channels. Per-switch destination counts are not enough: every leaf
+/// switch sees the same counts, breaks the tie the same way, and so sends
+/// the displaced destination of a dead middle-to-leaf link down one
+/// surviving link from every source (twice a channel's fault-free flows, the
+/// network saturating at half its load). Here the flows whose fault-free
+/// path is intact are counted first; then each remaining (source leaf,
+/// destination) flow, destination by destination and leaf by leaf, takes
+/// the up*/down* path, among those its open entries allow, whose most
+/// loaded channel ends least loaded (then the least total load, then the
+/// lowest ports), and fixes the open entries on it (tables stay
+/// destination-based: a later flow through a fixed entry follows it).
+void balance_open_entries(const KAryNTree& tree, const std::vector<std::uint64_t>& alive,
+                          const std::vector<std::vector<char>>& reach, const std::vector<std::vector<char>>& open,
+                          std::vector<std::vector<std::int32_t>>& table) {
+  const int k = tree.k(), n = tree.n();
+  const int switches = tree.num_routers(), nodes = tree.num_nodes();
+  const int ports = 2 * k;
+  std::vector<long> load(static_cast<std::size_t>(switches) * static_cast<std::size_t>(ports), 0);
+  std::vector<std::vector<char>> fixed(static_cast<std::size_t>(switches), std::vector<char>(nodes, 0));
+  auto entry = [&](RouterId s, NodeId d) -> std::int32_t& {
+    return table[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)];
+  };
+  auto channel = [&](RouterId s, PortId p) {
+    return static_cast<std::size_t>(s) * ports + static_cast<std::size_t>(p);
+  };
+  auto is_open = [&](RouterId s, NodeId d) {
+    return open[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] != 0 &&
+           fixed[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] == 0;
+  };
+  struct Flow {
+    RouterId leaf;
+    NodeId dest;
+    long weight;
+  };
+  std::vector<Flow> pending;
+  std::vector<std::size_t> path;
+  for (RouterId leaf = 0; leaf < switches; ++leaf) {
+    if (tree.tier(leaf) != n - 1) continue;
+    long sources = 0;
+    for (PortId p = 0; p < k; ++p)
+      if (tree.peer(leaf, p).kind == PortPeer::Kind::kNode) ++sources;
+    for (NodeId d = 0; d < nodes; ++d) {
+      if (tree.node_router(d) == leaf) continue;
+      path.clear();
+      bool through_open = false, delivered = false;
+      RouterId r = leaf;
+      for (int hop = 0; hop < 2 * n && !through_open; ++hop) {
+        const PortId p = entry(r, d);
+        if (p == kNone) break;
+        through_open = open[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)] != 0;
+        path.push_back(channel(r, p));
+        const PortPeer& pp = tree.peer(r, p);
+        if (pp.kind == PortPeer::Kind::kNode) {
+          delivered = pp.id == d;
+          break;
+        }
+        r = pp.id;
+      }
+      if (through_open)
+        pending.push_back({leaf, d, sources});
+      else if (delivered)
+        for (const std::size_t c : path) load[c] += sources;
+    }
+  }
+  std::stable_sort(pending.begin(), pending.end(), [](const Flow& a, const Flow& b) { return a.dest < b.dest; });
+  // Depth-first over the paths a flow may take: open, unfixed entries
+  // branch over their usable up-ports; every other entry is followed.
+  struct Best {
+    long worst = -1, total = 0;
+    std::vector<std::pair<RouterId, PortId>> choices;
+  } best;
+  std::vector<std::pair<RouterId, PortId>> choices;
+  std::vector<std::size_t> best_path;
+  std::function<void(RouterId, NodeId, long, long, long)> explore = [&](RouterId r, NodeId d, long weight, long worst,
+                                                                        long total) {
+    auto step = [&](PortId p) {
+      const std::size_t c = channel(r, p);
+      const long after = load[c] + weight;
+      path.push_back(c);
+      const PortPeer& pp = tree.peer(r, p);
+      if (pp.kind == PortPeer::Kind::kNode) {
+        if (pp.id == d) {
+          const long w = std::max(worst, after), t = total + after;
+          if (best.worst < 0 || w < best.worst || (w == best.worst && t < best.total)) {
+            best.worst = w;
+            best.total = t;
+            best.choices = choices;
+            best_path = path;
+          }
+        }
+      } else if (static_cast<int>(path.size()) <= 2 * n) {
+        explore(pp.id, d, weight, std::max(worst, after), total + after);
+      }
+      path.pop_back();
+    };
+    if (is_open(r, d)) {
+      for (PortId p = k; p < 2 * k; ++p) {
+        const PortPeer& pp = tree.peer(r, p);
+        if ((alive[static_cast<std::size_t>(r)] >> p & 1U) == 0U || pp.kind != PortPeer::Kind::kRouter ||
+            reach[static_cast<std::size_t>(pp.id)][static_cast<std::size_t>(d)] == 0)
+          continue;
+        choices.emplace_back(r, p);
+        step(p);
+        choices.pop_back();
+      }
+    } else if (entry(r, d) != kNone) {
+      step(entry(r, d));
+    }
+  };
+  for (const Flow& f : pending) {
+    best = Best{};
+    path.clear();
+    choices.clear();
+    explore(f.leaf, f.dest, f.weight, 0, 0);
+    if (best.worst < 0) continue;  // unreachable: the entries stay as they are
+    for (const auto& [r, p] : best.choices) {
+      entry(r, f.dest) = p;
+      fixed[static_cast<std::size_t>(r)][static_cast<std::size_t>(f.dest)] = 1;
+    }
+    for (const std::size_t c : best_path) load[c] += f.weight;
+  }
+}
+
+}  // namespace
+
+static std::vector<std::vector<std::int32_t>> ddrc_tables_impl(const KAryNTree& tree, const FaultSet& faults,
+                                                               bool balance) {
   const auto alive = alive_port_masks(tree, faults);
   const int k = tree.k(), n = tree.n();
   const int switches = tree.num_routers(), nodes = tree.num_nodes();
@@ -49,6 +180,9 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
   // port doubled that leaf up-link's destinations and saturated it (issue 49).
   std::vector<int> count(static_cast<std::size_t>(k));
   std::vector<NodeId> displaced;
+  // Entries whose fault-free port is unusable: their choice is open to the
+  // flow balancing below.
+  std::vector<std::vector<char>> open(static_cast<std::size_t>(switches), std::vector<char>(nodes, 0));
   for (int l = 0; l < n; ++l)
     for (RouterId s = 0; s < switches; ++s) {
       if (tree.tier(s) != l) continue;
@@ -81,15 +215,22 @@ std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const 
               (chosen == kNone || count[static_cast<std::size_t>(p - k)] < count[static_cast<std::size_t>(chosen - k)]))
             chosen = p;
         table[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen;
+        open[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen != kNone ? 1 : 0;
         if (chosen != kNone) ++count[static_cast<std::size_t>(chosen - k)];
         reach[static_cast<std::size_t>(s)][static_cast<std::size_t>(d)] = chosen != kNone ? 1 : 0;
       }
     }
+  if (balance) balance_open_entries(tree, alive, reach, open, table);
   return table;
 }
 
+std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults) {
+  return ddrc_tables_impl(tree, faults, true);
+}
+
 bool ddrc_connected(const KAryNTree& tree, const FaultSet& faults) {
-  const auto table = ddrc_tables(tree, faults);
+  // Whether a path exists does not depend on the balancing.
+  const auto table = ddrc_tables_impl(tree, faults, false);
   for (NodeId s = 0; s < tree.num_nodes(); ++s) {
     const RouterId leaf = tree.node_router(s);
     for (NodeId d = 0; d < tree.num_nodes(); ++d)

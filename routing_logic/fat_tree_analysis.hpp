@@ -14,15 +14,24 @@ namespace ftsim::routing {
 
 /// DDRC's recomputed tables: per switch, per destination node, the output
 /// port of up*/down* routing that avoids the faulty links (kNone when no
-/// up*/down* path exists). A switch that is an ancestor of d with a
-/// fault-free downward path takes it; otherwise it goes up on the fault-free
-/// table's port (k + d_l) when that port is alive and its parent still
-/// reaches d; the destinations left over are spread, one at a time in
-/// destination order, to the live upward port (whose parent reaches d) with
-/// the fewest destinations so far, lowest port on ties: a subnet manager's
-/// balanced recomputation (sections VIII-IX: "new routing tables using
-/// standard fat-tree routing"; issue 49). Paths never turn from down to up,
-/// so the tables are deadlock-free like fault-free up/down routing.
+/// up*/down* path exists). Shape: [num_routers][num_nodes], ports 0..2k-1.
+/// A switch that is an ancestor of d with a fault-free downward path takes
+/// it; otherwise it goes up on the fault-free table's port (k + d_l) when
+/// that port is alive and its parent still reaches d. The remaining entries
+/// ("open": the fault-free port is dead or leads nowhere) are chosen to
+/// spread the flows of uniform traffic (one per ordered pair of end nodes)
+/// over the surviving channels: the flows on intact fault-free paths are
+/// counted first, then each flow through an open entry, destination by
+/// destination, takes the allowed up*/down* path whose most loaded channel
+/// ends least loaded, and fixes the open entries on it. This is a subnet
+/// manager's balanced recomputation (sections VIII-IX: DDRC computes "new
+/// routing tables using standard fat-tree routing" and is compared as the
+/// "optimal paths"; issue 49): on the 4-ary 3-tree one dead link leaves no
+/// channel above ceil(240 / 3) = 80 flows (fault-free: 60). Balancing the
+/// per-switch destination counts alone is not enough, since every leaf
+/// breaks its ties alike and sends a displaced destination down one channel.
+/// Paths never turn from down to up, so the tables are deadlock-free like
+/// fault-free up/down routing.
 std::vector<std::vector<std::int32_t>> ddrc_tables(const KAryNTree& tree, const FaultSet& faults);
 
 /// True when the DDRC tables deliver every ordered pair of end nodes.

@@ -14,8 +14,13 @@ fault-free knee k0 and widens it when the knee lies outside, so the bracket
 only saves probes and never bounds the answer. Points run draw by draw, so
 a partial grid holds complete draws.
 
-Usage: inodes_saturation_grid.py [--draws N] [--out DIR] [--jobs J] [--ftsim BIN]
-                                 [--series NAME,...]
+Usage: inodes_saturation_grid.py [--draws N] [--counts N,N,...] [--out DIR]
+                                 [--jobs J] [--ftsim BIN] [--series NAME,...]
+
+--counts picks the fault counts (default every count 0..14, BG/L 0..7; a
+count beyond a series' last is skipped for it), so the grid can be sized by
+the question and grown later: the same command with more counts or draws
+runs only the missing points.
 Report: scripts/inodes_saturation_report.py DIR --points-csv FILE (which also
 saves the finished points into FILE, the summary main keeps between sessions)
 """
@@ -77,12 +82,20 @@ def main():
     ap.add_argument("--out", default="results/inodes-saturation")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ftsim", default="./build/ftsim")
+    ap.add_argument("--counts", default="",
+                    help="comma list of fault counts > 0 (default: every count up to the series' last)")
     ap.add_argument("--series", default="", help="comma list of series names (default: all)")
     ap.add_argument("--points-csv", default="docs/reproduction/data/figure9-saturation-points.csv",
                     help="points already finished (inodes_saturation_report.py --points-csv): skipped")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     series = [s for s in SERIES if not args.series or s[0] in args.series.split(",")]
+    wanted = sorted({int(c) for c in args.counts.split(",") if c.strip()}) if args.counts else None
+    if wanted and min(wanted) < 1:
+        ap.error("--counts: fault counts must be >= 1 (the fault-free point always runs)")
+
+    def counts_of(last):
+        return [n for n in (wanted or range(1, last + 1)) if n <= last]
     args.done = {}
     if os.path.exists(args.points_csv):
         with open(args.points_csv) as f:
@@ -101,7 +114,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         # Phase 1: the fault-free knee of every series (a wide search).
         jobs = [pool.submit(run_point, args, name, 0, 1, sets, (0.55, 1.0)) for name, _, sets in series]
-        total = len(jobs) + sum(n * args.draws for _, n, _ in series)
+        total = len(jobs) + sum(len(counts_of(n)) * args.draws for _, n, _ in series)
         for f in concurrent.futures.as_completed(jobs):
             report(*f.result(), total)
         knee0 = {}
@@ -120,7 +133,7 @@ def main():
                 bracket = (max(0.2, round(0.88 * k0, 4)), min(1.0, round(1.01 * k0, 4)))
                 if bracket[0] >= bracket[1]:
                     bracket = (0.55, 1.0)
-                for n in range(1, counts + 1):
+                for n in counts_of(counts):
                     jobs.append(pool.submit(run_point, args, name, n, draw, sets, bracket))
         for f in concurrent.futures.as_completed(jobs):
             report(*f.result(), total)

@@ -397,21 +397,43 @@ int max_destinations_per_channel(const KAryNTree& t, const std::vector<std::vect
   if (per_channel != nullptr) *per_channel = std::move(ch);
   return worst;
 }
+// Flows (ordered pairs of end nodes) per switch-to-switch channel under
+// `table`; a pair that is not delivered adds nothing.
+std::map<std::pair<RouterId, PortId>, long> flows_per_channel(const KAryNTree& t,
+                                                              const std::vector<std::vector<std::int32_t>>& table) {
+  std::map<std::pair<RouterId, PortId>, long> flows;
+  for (NodeId s = 0; s < t.num_nodes(); ++s)
+    for (NodeId d = 0; d < t.num_nodes(); ++d) {
+      if (s == d) continue;
+      std::vector<std::pair<RouterId, PortId>> path;
+      RouterId r = t.node_router(s);
+      bool delivered = false;
+      for (int hop = 0; hop < 4 * t.n(); ++hop) {
+        const PortId p = table[static_cast<std::size_t>(r)][static_cast<std::size_t>(d)];
+        if (p < 0) break;
+        const PortPeer& pp = t.peer(r, p);
+        if (pp.kind != PortPeer::Kind::kRouter) {
+          delivered = pp.id == d;
+          break;
+        }
+        path.emplace_back(r, p);
+        r = pp.id;
+      }
+      if (delivered)
+        for (const auto& c : path) ++flows[c];
+    }
+  return flows;
+}
 }  // namespace
 
 TEST(FatTreeDdrc, RecomputedTablesSpreadDestinationsAsEvenlyAsTheSurvivingTreeAllows) {
-  // 4-ary 3-tree, destination-based tables (D-mod-k when fault-free). By
-  // hand: a middle -> leaf channel carries the destinations of its leaf
-  // whose digit selects that middle switch: 1 of the leaf's 4; an upward
-  // leaf channel the destinations outside the leaf whose digit selects it:
-  // 60 / 4 = 15; a top -> middle channel 1 destination of the pod below; a
-  // middle -> top channel 48 / 4 = 12. After one link fault the 4 (resp.
-  // 60, 48) destinations of the channels that fed the dead one must share
-  // 3 surviving channels: at most ceil(4 / 3) = 2 on a downward channel,
-  // ceil(60 / 3) = 20 and ceil(48 / 3) = 16 on an upward one. A table that
-  // moves the dead channel's destinations onto one surviving channel meets
-  // these bounds only for the downward ones; the bound checked here is the
-  // even spread of every switch's destinations over its live up-ports.
+  // 4-ary 3-tree, destination-based tables (D-mod-k when fault-free).
+  // Destinations per channel, by hand: a middle -> leaf channel carries 1 of
+  // its leaf's 4 destinations, an upward leaf channel 60 / 4 = 15, a
+  // top -> middle channel 1 destination of the pod below, a middle -> top
+  // channel 48 / 4 = 12. After one fault the destinations of the dead
+  // channel must share the 3 surviving ones: at most ceil(4 / 3) = 2
+  // downward, ceil(60 / 3) = 20 and ceil(48 / 3) = 16 upward.
   const KAryNTree t(4, 3);
   EXPECT_EQ(max_destinations_per_channel(t, ddrc_tables(t, FaultSet{})), 15);
   int links = 0;
@@ -431,4 +453,44 @@ TEST(FatTreeDdrc, RecomputedTablesSpreadDestinationsAsEvenlyAsTheSurvivingTreeAl
     }
   }
   EXPECT_EQ(links, 128);
+}
+
+TEST(FatTreeDdrc, RecomputedTablesSpreadTheFlowsOfUniformTrafficOverTheSurvivingChannels) {
+  // The bound that decides throughput counts flows (ordered pairs of end
+  // nodes, one per pair under uniform traffic), not destinations: a
+  // displaced destination sent down the same surviving channel by every
+  // source leaf doubles that channel's flows while meeting the destination
+  // bound above (issue 49). 4-ary 3-tree, by hand, fault-free: a leaf
+  // up-channel carries 4 sources x 15 destinations = 60 flows, a
+  // middle -> leaf channel 1 destination x 60 sources = 60, a middle -> top
+  // channel 16 pod sources x 3 destinations = 48, a top -> middle channel
+  // 48 sources x 1 destination = 48. One dead leaf-middle link: the leaf's
+  // 4 x 60 = 240 incoming and 240 outgoing flows share 3 surviving links,
+  // ceil(240 / 3) = 80 each, and no other channel needs more. One dead
+  // middle-top link: the 4 x 48 = 192 flows into the middle switch's 4
+  // leaf-digit destinations from outside its pod share 3 top -> middle
+  // links (64 each), its 192 outgoing ones 3 middle -> top links (64 each).
+  const KAryNTree t(4, 3);
+  const auto fault_free = flows_per_channel(t, ddrc_tables(t, FaultSet{}));
+  std::map<long, int> census;
+  for (const auto& [c, f] : fault_free) ++census[f];
+  EXPECT_EQ(census, (std::map<long, int>{{48, 128}, {60, 128}}));
+  int checked = 0;
+  for (const Link& lk : t.links()) {
+    if (lk.b_is_node) continue;
+    FaultSet fs;
+    fs.links.push_back(lk.id);
+    const bool leaf_link = t.tier(lk.a) == t.n() - 1 || t.tier(lk.b) == t.n() - 1;
+    const long bound = leaf_link ? 80 : 64;
+    long worst = 0, total = 0;
+    for (const auto& [c, f] : flows_per_channel(t, ddrc_tables(t, fs))) {
+      worst = std::max(worst, f);
+      total += f;
+    }
+    EXPECT_LE(worst, bound) << t.link_label(lk.id);
+    // Every ordered pair is still delivered (no flow lost to the balancing).
+    EXPECT_GE(total, 64L * 63L) << t.link_label(lk.id);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 128);
 }
