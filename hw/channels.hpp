@@ -63,15 +63,30 @@ class DelayLine {
 
 class Router;
 
+/// A credit for input VC `vc` (0..15) and, with router.voq: per_output, for
+/// the virtual output queue of output port `lane` (-1: the shared pool).
+constexpr std::uint16_t credit_code(int vc, int lane) {
+  return static_cast<std::uint16_t>(vc + 16 * (lane + 1));
+}
+constexpr int credit_vc(std::uint16_t code) {
+  return code & 15;
+}
+constexpr int credit_lane(std::uint16_t code) {
+  return (code >> 4) - 1;
+}
+
 /// One direction of a link: flits downstream, credits (VC ids) upstream, and
 /// the phit bundle that the wave view shows.
 struct LinkDirection {
   /// Read access; writes go through push_flit/pop_flit/push_credit/
   /// pop_credit/clear, which keep the readers' port sets.
   const DelayLine<Flit>& flits() const { return m_flits; }
-  const DelayLine<std::uint8_t>& credits() const { return m_credits; }
+  /// Credit codes: VC + 16 x (lane + 1) (credit_code), lane -1 for the
+  /// VC's shared pool.
+  const DelayLine<std::uint16_t>& credits() const { return m_credits; }
   PhitBundle bundle;
   Router* receiver = nullptr;  ///< woken when a flit is written
+  int receiver_port = -1;      ///< the receiving router's input port (router.voq: per_output look-ahead)
   Router* sender = nullptr;    ///< woken when a credit is written
   bool failed = false;
   bool alive = true;  ///< traced: !failed (set together with failed)
@@ -94,8 +109,8 @@ struct LinkDirection {
     m_flits.pop();
     if (m_flits.empty()) *flit_ports &= ~flit_bit;
   }
-  void push_credit(std::uint64_t ready, std::uint8_t vc) {
-    m_credits.push(ready, vc);
+  void push_credit(std::uint64_t ready, std::uint16_t code) {
+    m_credits.push(ready, code);
     *credit_ports |= credit_bit;
   }
   void pop_credit() {
@@ -115,7 +130,7 @@ struct LinkDirection {
 
  private:
   DelayLine<Flit> m_flits;
-  DelayLine<std::uint8_t> m_credits;
+  DelayLine<std::uint16_t> m_credits;
   static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 

@@ -16,8 +16,13 @@ struct Flit {
   bool head = false;
   bool tail = false;
   bool valid = false;  ///< for traced "last flit" registers only
+  /// router.voq: per_output: the output port of the receiving router whose
+  /// virtual output queue (of VC `vc`) holds this packet, chosen by the
+  /// sender's look-ahead; -1: the VC's shared pool.
+  std::int8_t lane = -1;
   bool operator==(const Flit& o) const {
-    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail && valid == o.valid;
+    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail && valid == o.valid &&
+           lane == o.lane;
   }
 };
 

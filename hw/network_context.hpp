@@ -48,6 +48,22 @@ enum class QueueOrganisation : std::uint8_t {
   kVoq,
 };
 
+/// How the virtual output queues of an input VC share its buffer (config
+/// key `router.voq`, with `router.queues: voq`). Fat-tree DLR section IX.A:
+/// "The size of a virtual output queue for a VC is 512 bytes, which is
+/// sufficient to allow buffering of up to two 256 byte packets".
+enum class VoqReading : std::uint8_t {
+  /// The VC's B flits are one pool over all its outputs (one output may hold
+  /// all of them).
+  kShared,
+  /// One queue of `router.voq_flits` flits per output port and VC, each with
+  /// its own credits: the sender chooses, by look-ahead routing at the
+  /// receiver, the receiver's output (the "next-hop queue", Appendix A) whose
+  /// queue has room for the packet, and sends only then. The VC's B flits
+  /// still bound the total.
+  kPerOutput,
+};
+
 /// Crossbar inputs (config key `router.crossbar`).
 enum class CrossbarKind : std::uint8_t {
   /// One crossbar input per input port: at most one flit leaves an input
@@ -111,6 +127,8 @@ struct RouterParams {
   int lat_credit = 1;    ///< credit return
   InjectionPolicy injection = InjectionPolicy::kFair;
   QueueOrganisation queues = QueueOrganisation::kInput;
+  VoqReading voq = VoqReading::kShared;  ///< with queues == kVoq
+  int voq_flits = 4;                     ///< per_output: flits per output queue of a VC, 1..buffer_flits
   CrossbarKind crossbar = CrossbarKind::kMultiplexed;
   VcRealloc vc_realloc = VcRealloc::kAtomic;
   SwitchAllocatorKind switch_allocator = SwitchAllocatorKind::kSeparableInputFirst;

@@ -88,7 +88,7 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
 void NetworkInterface::tick_work(std::uint64_t now) {
   if (m_failed) return;
   while (m_to_router->credits().ready(now)) {
-    ++m_credits[m_to_router->credits().front().item];
+    ++m_credits[static_cast<std::size_t>(credit_vc(m_to_router->credits().front().item))];
     m_to_router->pop_credit();
   }
   // Ejection: deliver a packet when its tail arrives.

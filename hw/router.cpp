@@ -49,6 +49,11 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_in.push_back(std::make_unique<InputUnit>(("input_" + pn).c_str(), vcs, m_lanes));
     m_out.push_back(std::make_unique<OutputUnit>(("output_" + pn).c_str(), vcs, ctx.params.buffer_flits));
   }
+  m_per_output = ctx.params.queues == QueueOrganisation::kVoq && ctx.params.voq == VoqReading::kPerOutput;
+  if (m_per_output)
+    for (auto& op : m_out)
+      for (auto& ov : op->vcs)
+        ov.lane_credits.assign(static_cast<std::size_t>(ctx.topology->max_radix()), ctx.params.voq_flits);
   m_sa.configure(radix, m_nq, m_lanes);
   m_va.configure(radix, vcs);
   if (mechanism) m_mechanism = mechanism(*this);  // built here: a child of this router
@@ -253,6 +258,7 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
   int best_port = -1;
   int best_vc = -1;
   bool best_move = false;
+  int best_next = -1;
   int best_score = -1;
   int best_prio = INT_MAX;
   // VOQ: packets to one output port leave in arrival order.
@@ -280,15 +286,21 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
       if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
       const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
       if (cand.priority < best_prio || score > best_score) {
+        int next = -1;
+        if (r.m_per_output && !op.ejection && op.link != nullptr && op.link->receiver != nullptr) {
+          next = r.lookahead_lane(op, cand.port, ov, iv.packet, len, c);
+          if (next < 0) continue;  // no next-hop queue with room: this VC cannot take the packet
+        }
         best_prio = cand.priority;
         best_score = score;
         best_port = cand.port;
         best_vc = ov;
         best_move = cand.counts_move;
+        best_next = next;
       }
     }
   }
-  if (best_port >= 0) m_requests.push_back(Request{p, v, best_port, best_vc, best_move});
+  if (best_port >= 0) m_requests.push_back(Request{p, v, best_port, best_vc, best_move, best_next});
 }
 
 int VcAllocator::allocate(Router& r, std::uint64_t c) {
@@ -360,6 +372,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
     ++granted;
     iv.out_port = w.out_port;
     iv.out_vc = w.out_vc;
+    iv.next_port = w.next_port;
     iv.ready = c + ctx.params.lat_va;
   }
   return granted;
@@ -394,7 +407,7 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
     --iv.occupancy;
     const int in_vc = r.m_lanes == 1 ? g.queue : g.queue / r.m_lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
-    ip.return_credit(in_vc, c, prm.lat_credit);
+    ip.return_credit(in_vc, f.lane, c, prm.lat_credit);
     op.grant = g.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
@@ -402,7 +415,12 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
                                                : NetworkContext::LinkLoss::kCutInBuffers);
     } else {
       f.vc = static_cast<std::uint8_t>(iv.out_vc);
-      if (!op.ejection) --op.vcs[iv.out_vc].credits;
+      f.lane = static_cast<std::int8_t>(iv.next_port);
+      if (!op.ejection) {
+        OutputVc& ov = op.vcs[iv.out_vc];
+        --ov.credits;
+        if (iv.next_port >= 0) --ov.lane_credits[static_cast<std::size_t>(iv.next_port)];
+      }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
       op.link->push_flit(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
       if (op.link->receiver != nullptr) op.link->receiver->wake();
@@ -444,6 +462,7 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
   op.connected = true;
   if (in != nullptr) {
     in->receiver = this;
+    in->receiver_port = p;
     in->flit_ports = &m_rx_ports;
     in->flit_bit = 1ULL << p;
   }
@@ -480,14 +499,62 @@ void Router::set_port_alive(int p, bool alive) {
   m_route.set_port_alive(p, alive);
 }
 
-void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy) {
+void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy,
+                            const std::vector<std::vector<int>>& downstream_lanes) {
   OutputUnit& op = *m_out[static_cast<std::size_t>(p)];
   if (op.ejection) return;
   for (std::size_t v = 0; v < op.vcs.size(); ++v) {
     op.vcs[v].credits = m_ctx.params.buffer_flits - downstream_occupancy[v];
+    for (std::size_t o = 0; o < op.vcs[v].lane_credits.size(); ++o)
+      op.vcs[v].lane_credits[o] =
+          m_ctx.params.voq_flits -
+          (v < downstream_lanes.size() && o < downstream_lanes[v].size() ? downstream_lanes[v][o] : 0);
     op.set_allocated(static_cast<int>(v), false);
   }
   wake();
+}
+
+std::vector<std::vector<int>> Router::lane_occupancy(int p) const {
+  const InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(m_ctx.params.vcs),
+                                    std::vector<int>(static_cast<std::size_t>(m_ctx.topology->max_radix()), 0));
+  for (int q = 0; q < m_nq; ++q) {
+    const InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+    for (std::size_t i = 0; i < iv.fifo.size(); ++i) {
+      const Flit& f = iv.fifo.at(i).item;
+      if (f.lane >= 0) ++out[static_cast<std::size_t>(q / m_lanes)][static_cast<std::size_t>(f.lane)];
+    }
+  }
+  return out;
+}
+
+void Router::lookahead(int p, int v, const routing::PacketHeader& h, std::uint64_t cycle, routing::RouteSet& out) {
+  routing::PacketHeader copy = h;
+  m_route.compute(m_ctx, m_id, m_lookahead, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle);
+  out = m_lookahead.route;
+}
+
+int Router::lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c) {
+  // The header as the downstream router will see it: after this hop.
+  routing::PacketHeader h = m_ctx.packets[packet].header;
+  m_ctx.relation->on_hop(h, m_id, out_port, ov);
+  op.link->receiver->lookahead(op.link->receiver_port, ov, h, c, m_lookahead_route);
+  const routing::RouteSet& rs = m_lookahead_route;
+  const std::vector<int>& credits = op.vcs[static_cast<std::size_t>(ov)].lane_credits;
+  int best = -1;
+  int best_prio = INT_MAX;
+  const int n = rs.size;
+  const int first = n < 2 ? 0 : static_cast<int>(c % static_cast<std::uint64_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const routing::RouteCandidate& cand = rs.items[static_cast<std::size_t>((first + i) % n)];
+    if (cand.priority >= best_prio) continue;
+    if (cand.port >= 0 && static_cast<std::size_t>(cand.port) < credits.size() &&
+        credits[static_cast<std::size_t>(cand.port)] >= len) {
+      best = cand.port;
+      best_prio = cand.priority;
+    }
+  }
+  return best;
 }
 
 void Router::fail() {
@@ -533,6 +600,7 @@ void Router::repair() {
     for (std::size_t v = 0; v < op->vcs.size(); ++v) {
       op->set_allocated(static_cast<int>(v), false);
       op->vcs[v].credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
+      std::fill(op->vcs[v].lane_credits.begin(), op->vcs[v].lane_credits.end(), m_ctx.params.voq_flits);
     }
   for (auto* ni : m_nis) ni->repair();
   // Ports to other routers stay down until the network detects each repaired
@@ -645,11 +713,12 @@ void Router::tick() {
 void Router::discard_front(int p, int q, std::uint64_t now) {
   InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
   InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+  const int lane = iv.fifo.front().item.lane;
   iv.fifo.pop();
   --iv.occupancy;
   --ip.vc_flits[static_cast<std::size_t>(q / m_lanes)];
   --m_buffered;
-  ip.return_credit(q / m_lanes, now, m_ctx.params.lat_credit);
+  ip.return_credit(q / m_lanes, lane, now, m_ctx.params.lat_credit);
 }
 
 void Router::receive(std::uint64_t c) {
@@ -660,10 +729,17 @@ void Router::receive(std::uint64_t c) {
     OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
     while (l->credits().ready(c)) {
-      OutputVc& ov = op.vcs[l->credits().front().item];
+      const std::uint16_t code = l->credits().front().item;
+      OutputVc& ov = op.vcs[static_cast<std::size_t>(credit_vc(code))];
       l->pop_credit();
       if (++ov.credits > depth)
         throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
+      if (const int lane = credit_lane(code); lane >= 0) {
+        int& lc = ov.lane_credits[static_cast<std::size_t>(lane)];
+        if (++lc > m_ctx.params.voq_flits)
+          throw std::logic_error(fmt::format("credit overflow at {} queue {} cycle {}: {} > {}", op.name(), lane, c, lc,
+                                             m_ctx.params.voq_flits));
+      }
     }
   }
   for (std::uint64_t m = m_rx_ports; m != 0; m &= m - 1) {
@@ -677,7 +753,7 @@ void Router::receive(std::uint64_t c) {
       // Packets are only ever dropped after a drop_epoch increment: with none
       // in the run yet, no flit can belong to a dropped packet.
       if (m_ctx.drop_epoch != 0 && m_ctx.packets[f.packet].dropped) {
-        ip.return_credit(f.vc, c, m_ctx.params.lat_credit);
+        ip.return_credit(f.vc, f.lane, c, m_ctx.params.lat_credit);
         continue;
       }
       int q = f.vc;
@@ -722,8 +798,25 @@ bool Router::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& c
 
 bool Router::compute_route(int p, int q, std::uint32_t packet) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
-  return m_route.compute(m_ctx, m_id, iv, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
-                         m_ctx.packets[packet].header, m_last_tick);
+  const bool routed = m_route.compute(m_ctx, m_id, iv, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
+                                      m_ctx.packets[packet].header, m_last_tick);
+  // router.voq: per_output: the packet sits in the queue of the output the
+  // upstream router chose by look-ahead, and leaves through it (all of the
+  // route's candidates there). Should that output have left the route since
+  // (a fault detected in between), the packet takes the route as it is; its
+  // credits still return to the queue it occupies.
+  if (routed && m_per_output && !iv.fifo.empty()) {
+    const int lane = iv.fifo.front().item.lane;
+    if (lane >= 0 && (iv.route_ports >> lane & 1U) != 0) {
+      int kept = 0;
+      for (int i = 0; i < iv.route.size; ++i)
+        if (iv.route.items[static_cast<std::size_t>(i)].port == lane)
+          iv.route.items[static_cast<std::size_t>(kept++)] = iv.route.items[static_cast<std::size_t>(i)];
+      iv.route.size = kept;
+      iv.route_ports = 1ULL << lane;
+    }
+  }
+  return routed;
 }
 
 void Router::route_computation(std::uint64_t c) {

@@ -95,7 +95,16 @@ class Router : public sc_core::sc_module {
   void set_port_alive(int p, bool alive);
   /// Resynchronises credits of output port p after a link repair: credits =
   /// B - downstream occupancy.
-  void resync_credits(int p, const std::vector<int>& downstream_occupancy);
+  /// With router.voq: per_output, `downstream_lanes[v][o]` is the
+  /// downstream VC v's occupancy of its output-o queue (lane_occupancy).
+  void resync_credits(int p, const std::vector<int>& downstream_occupancy,
+                      const std::vector<std::vector<int>>& downstream_lanes = {});
+  /// router.voq: per_output: flits of input port p's VC v held for each
+  /// output port o, [v][o] (the receiver side of resync_credits).
+  std::vector<std::vector<int>> lane_occupancy(int p) const;
+  /// router.voq: per_output look-ahead: the candidates the route unit gives
+  /// now to a head arriving on input port p, VC v with header h (into out).
+  void lookahead(int p, int v, const routing::PacketHeader& h, std::uint64_t cycle, routing::RouteSet& out);
 
   /// Read-only inspection for the deadlock watchdog, tests and traces.
   routing::RouterId id() const { return m_id; }
@@ -134,6 +143,10 @@ class Router : public sc_core::sc_module {
   void route_computation(std::uint64_t now);
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);
+  /// router.voq: per_output: the downstream output queue of output op's VC
+  /// ov with room for `packet` (len flits), by look-ahead at the downstream
+  /// router, in candidate priority order, rotating with the cycle; -1: none.
+  int lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c);
   /// from_node: the request comes from the node's input port (injection).
   bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
   void discard_front(int p, int q, std::uint64_t now);
@@ -202,15 +215,18 @@ class Router : public sc_core::sc_module {
   std::uint64_t m_active_ports = 0;
   std::uint64_t m_va_ports = 0;
   std::uint64_t m_route_ports = 0;
-  int m_lanes = 1;                   ///< queues per input VC
+  int m_lanes = 1;            ///< queues per input VC
+  bool m_per_output = false;  ///< router.voq: per_output
+  InputVc m_lookahead;        ///< scratch of lookahead()
+  routing::RouteSet m_lookahead_route;
   int m_nq = 1;                      ///< queues per input port
   std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
 };
 
 // Defined here because it wakes the upstream Router (per flit: inline).
-inline void InputUnit::return_credit(int v, std::uint64_t now, int latency) {
+inline void InputUnit::return_credit(int v, int lane, std::uint64_t now, int latency) {
   if (link == nullptr || link->failed) return;
-  link->push_credit(now + static_cast<std::uint64_t>(latency), static_cast<std::uint8_t>(v));
+  link->push_credit(now + static_cast<std::uint64_t>(latency), credit_code(v, lane));
   if (link->sender != nullptr) link->sender->wake();
 }
 

@@ -41,6 +41,7 @@ struct InputVc {
   std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
   std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
+  int next_port = -1;             ///< router.voq: per_output: the downstream output queue the packet was granted
 };
 
 /// One bit per input queue of a port (VC-major, vcs x lanes): the queues in
@@ -103,6 +104,9 @@ class QueueBits {
 /// Upstream view of one downstream VC.
 struct OutputVc {
   int credits = 0;
+  /// router.voq: per_output: credits of each of the downstream VC's output
+  /// queues, indexed by the downstream router's output port.
+  std::vector<int> lane_credits;
   bool allocated = false;  ///< held by a packet until its tail is sent
   /// Flits sent on this VC during the measurement window (channel load).
   std::uint64_t window_flits = 0;
@@ -166,9 +170,10 @@ class InputUnit : public sc_core::sc_module {
 
   /// Flits buffered in input VC v (all its queues), 0..B.
   int occupancy(int v) const { return vc_flits[static_cast<std::size_t>(v)]; }
-  /// Returns one credit for input VC v upstream, visible after `latency`
-  /// cycles (defined inline in hw/router.hpp).
-  inline void return_credit(int v, std::uint64_t now, int latency);
+  /// Returns one credit for input VC v (and its output queue `lane`, -1:
+  /// the shared pool) upstream, visible after `latency` cycles (defined
+  /// inline in hw/router.hpp).
+  inline void return_credit(int v, int lane, std::uint64_t now, int latency);
 
  private:
   int m_lanes;
@@ -340,6 +345,7 @@ class VcAllocator : public sc_core::sc_module {
   struct Request {
     int in_port, in_vc, out_port, out_vc;
     bool counts_move;
+    int next_port;  ///< router.voq: per_output: the downstream output queue, else -1
   };
   /// VOQ: for each waiting queue of input port p, into m_older_ports, the
   /// output ports (bit per port) asked for by the packets of its VC that

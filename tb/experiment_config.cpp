@@ -231,7 +231,8 @@ bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
   bool injection_set = false;
   check_map(c, r, "router",
             {"vcs", "buffer_flits", "flow_control", "latency", "injection", "queues", "crossbar", "vc_realloc",
-             "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations", "selection"});
+             "injection_ports", "ejection_ports", "vc_allocator", "switch_allocator", "islip_iterations", "selection",
+             "voq", "voq_flits"});
   auto& p = cfg.router;
   if (r["vcs"]) p.vcs = get_num<int>(c, r["vcs"], "router.vcs", 1, 16);
   if (r["buffer_flits"]) p.buffer_flits = get_num<int>(c, r["buffer_flits"], "router.buffer_flits", 1, 4096);
@@ -271,6 +272,8 @@ bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
     if (!found) throw ConfigError(fmt::format("{} = '{}': allowed {}", c.key(full), v, allowed));
   };
   choice("queues", {"input", "voq"}, &p.queues, hw::QueueOrganisation::kInput, hw::QueueOrganisation::kVoq);
+  choice("voq", {"shared", "per_output"}, &p.voq, hw::VoqReading::kShared, hw::VoqReading::kPerOutput);
+  if (r["voq_flits"]) p.voq_flits = get_num<int>(c, r["voq_flits"], "router.voq_flits", 1, 4096);
   choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed, hw::CrossbarKind::kPerVc);
   choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
   bool vc_allocator = true;  // one kind today; the key names it in stats.json
@@ -429,6 +432,23 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         "{}: router.buffer_flits = {} is smaller than the longest packet ({} flits); virtual cut-through needs a "
         "whole packet per VC: allowed {}..4096",
         c.origin, rp.buffer_flits, tr.max_packet_flits(), tr.max_packet_flits()));
+  if (rp.voq == hw::VoqReading::kPerOutput) {
+    if (rp.queues != hw::QueueOrganisation::kVoq)
+      throw ConfigError(fmt::format(
+          "{}: router.voq = 'per_output' needs router.queues = 'voq' (it is {}): allowed shared", c.origin, "input"));
+    if (rp.voq_flits > rp.buffer_flits)
+      throw ConfigError(fmt::format("{}: router.voq_flits = {} exceeds router.buffer_flits = {}: allowed 1..{}",
+                                    c.origin, rp.voq_flits, rp.buffer_flits, rp.buffer_flits));
+    if (rp.vct && rp.voq_flits < tr.max_packet_flits())
+      throw ConfigError(fmt::format(
+          "{}: router.voq_flits = {} is smaller than the longest packet ({} flits); virtual cut-through needs a whole "
+          "packet per output queue: allowed {}..{}",
+          c.origin, rp.voq_flits, tr.max_packet_flits(), tr.max_packet_flits(), rp.buffer_flits));
+    if (!rp.vct)
+      throw ConfigError(fmt::format(
+          "{}: router.voq = 'per_output' is modelled with virtual cut-through only (router.flow_control = 'vct')",
+          c.origin));
+  }
   if (rp.queues == hw::QueueOrganisation::kVoq && cfg.routing == "immunet")
     throw ConfigError(fmt::format(
         "{}: router.queues = 'voq' is not available with routing 'immunet' (its Table Update Module drains the "
@@ -536,6 +556,10 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                                                                               : "round_robin"},
       {"injection_ports", r.injection_ports},
       {"ejection_ports", r.ejection_ports}};
+  if (r.queues == hw::QueueOrganisation::kVoq) {
+    j["router"]["voq"] = r.voq == hw::VoqReading::kPerOutput ? "per_output" : "shared";
+    if (r.voq == hw::VoqReading::kPerOutput) j["router"]["voq_flits"] = r.voq_flits;
+  }
   const auto& t = cfg.traffic;
   j["traffic"] = {{"pattern", t.pattern},
                   {"load", t.load},

@@ -397,8 +397,8 @@ void Network::repair_link(routing::LinkId l) {
   if (lk.b_is_node) {
     interfaces[lk.b].resync_credits(occupancy(lk.a, lk.a_port));
   } else {
-    routers[lk.a].resync_credits(lk.a_port, occupancy(lk.b, lk.b_port));
-    routers[lk.b].resync_credits(lk.b_port, occupancy(lk.a, lk.a_port));
+    routers[lk.a].resync_credits(lk.a_port, occupancy(lk.b, lk.b_port), routers[lk.b].lane_occupancy(lk.b_port));
+    routers[lk.b].resync_credits(lk.b_port, occupancy(lk.a, lk.a_port), routers[lk.a].lane_occupancy(lk.a_port));
   }
   routers[lk.a].wake();
 }

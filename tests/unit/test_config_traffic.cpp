@@ -73,6 +73,19 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("router: {vcs: 2, injection_ports: 3}").find("exceeds router.vcs = 2"), std::string::npos);
   EXPECT_NE(msg("routing: immunet\nrouter: {queues: voq}").find("not available with routing 'immunet'"),
             std::string::npos);
+  EXPECT_NE(msg("router: {queues: voq, voq: private}").find("router.voq' = 'private': allowed shared, per_output"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {voq: per_output}").find("needs router.queues = 'voq'"), std::string::npos);
+  EXPECT_NE(msg("router: {queues: voq, voq: per_output, flow_control: vct, buffer_flits: 8, voq_flits: 9}")
+                .find("router.voq_flits = 9 exceeds router.buffer_flits = 8: allowed 1..8"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {queues: voq, voq: per_output, flow_control: vct, buffer_flits: 8, voq_flits: 2}\n"
+                "traffic: {packet_flits: 4}")
+                .find("router.voq_flits = 2 is smaller than the longest packet (4 flits)"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {queues: voq, voq: per_output, flow_control: wormhole}").find("virtual cut-through only"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {voq_flits: 0}").find("router.voq_flits"), std::string::npos);
   EXPECT_NE(msg("traffic: {load: lots}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   EXPECT_NE(msg("traffic: {load: 0}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   // Duplicate keys: yaml-cpp reads the first and iterates both, so the run
