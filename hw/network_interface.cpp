@@ -32,7 +32,7 @@ void NetworkInterface::fail() {
   m_injecting.clear();
 }
 
-bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead) {
+bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead, std::uint64_t tag) {
   if (m_failed) return false;
   // Integrate the queue length up to now before it changes.
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
@@ -44,6 +44,7 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   p.length = static_cast<std::uint16_t>(flits);
   p.overhead = static_cast<std::uint16_t>(overhead);
   p.create_cycle = now;
+  p.tag = tag;
   NetworkStats& s = m_ctx.stats;
   ++s.created;
   s.ts_flits_created += flits;
@@ -80,7 +81,8 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
   const int overhead = m_ctx.relation->header_overhead_flits(m_node, static_cast<routing::NodeId>(dst), m_flit_bytes);
   const int flits = (bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes)) + overhead;
   const std::uint64_t now = sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
-  gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now, overhead)
+  const auto* tag = gp.get_extension<MessageTagExtension>();
+  gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now, overhead, tag != nullptr ? tag->tag : 0)
                              ? tlm::TLM_OK_RESPONSE
                              : tlm::TLM_GENERIC_ERROR_RESPONSE);
 }
@@ -121,6 +123,7 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     m_out_ext.deliver_cycle = now;
     m_out_ext.hops = hops;
     m_out_ext.flits = p.length;
+    m_out_ext.tag = p.tag;
     m_ctx.packets.release(f.packet);
     m_out_gp.set_command(tlm::TLM_WRITE_COMMAND);
     m_out_gp.set_address(static_cast<sc_dt::uint64>(m_node));

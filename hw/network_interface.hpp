@@ -24,8 +24,18 @@ struct DeliveryExtension : tlm::tlm_extension<DeliveryExtension> {
   std::uint64_t deliver_cycle = 0;
   int hops = 0;
   int flits = 0;
+  std::uint64_t tag = 0;  ///< the MessageTagExtension the message was sent with (0: none)
   tlm::tlm_extension_base* clone() const override { return new DeliveryExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const DeliveryExtension&>(e); }
+};
+
+/// Optional on a message sent to the interface's `target`: an opaque tag
+/// the packet carries end to end and the receiver finds in the
+/// DeliveryExtension (closed-loop traffic matches replies to requests by it).
+struct MessageTagExtension : tlm::tlm_extension<MessageTagExtension> {
+  std::uint64_t tag = 0;
+  tlm::tlm_extension_base* clone() const override { return new MessageTagExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const MessageTagExtension&>(e); }
 };
 
 /// Network interface of one node. Messages arrive through `target`
@@ -102,7 +112,7 @@ class NetworkInterface : public sc_core::sc_module {
   /// Enqueues a packet directly (used by b_transport). Returns false when the
   /// node has failed.
   /// `flits` includes `overhead` header flits (not payload).
-  bool enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead = 0);
+  bool enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead = 0, std::uint64_t tag = 0);
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

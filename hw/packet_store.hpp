@@ -28,6 +28,7 @@ struct PacketInfo {
   bool measured = false;  ///< created inside the measurement window
   bool live = false;
   bool requeued = false;  ///< taken back into a source queue (Immunet drain)
+  std::uint64_t tag = 0;  ///< the sender's message tag (MessageTagExtension), handed back at delivery
 };
 
 /// Pool of packet records with id reuse.

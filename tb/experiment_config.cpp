@@ -300,8 +300,33 @@ bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
 void parse_traffic(const Ctx& c, const YAML::Node& t, ExperimentConfig& cfg) {
   check_map(c, t, "traffic",
             {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
-             "hotspot_fraction", "flit_bytes"});
+             "hotspot_fraction", "flit_bytes", "kind", "mshrs", "request_flits", "reply_flits", "service_cycles",
+             "think_cycles", "requests_per_node"});
   auto& s = cfg.traffic;
+  if (t["kind"]) {
+    s.kind = get_str(c, t["kind"], "traffic.kind");
+    if (s.kind != "open_loop" && s.kind != "request_reply")
+      throw ConfigError(fmt::format("{} = '{}': allowed open_loop, request_reply", c.key("traffic.kind"), s.kind));
+  }
+  const std::vector<const char*> open_only{"load", "packet_flits", "packet_flits_long", "long_fraction"};
+  const std::vector<const char*> closed_only{"mshrs",          "request_flits", "reply_flits",
+                                             "service_cycles", "think_cycles",  "requests_per_node"};
+  for (const char* k : s.closed_loop() ? open_only : closed_only)
+    if (t[k])
+      throw ConfigError(fmt::format("{} does not apply to traffic.kind = '{}' (only to {})",
+                                    c.key(std::string("traffic.") + k), s.kind,
+                                    s.closed_loop() ? "open_loop" : "request_reply"));
+  constexpr std::int64_t kMaxCycles = std::int64_t{1} << 40;
+  if (t["mshrs"]) s.mshrs = get_num<int>(c, t["mshrs"], "traffic.mshrs", 1, 4096);
+  if (t["request_flits"]) s.request_flits = get_num<int>(c, t["request_flits"], "traffic.request_flits", 1, 4096);
+  if (t["reply_flits"]) s.reply_flits = get_num<int>(c, t["reply_flits"], "traffic.reply_flits", 1, 4096);
+  if (t["service_cycles"])
+    s.service_cycles = get_num<std::int64_t>(c, t["service_cycles"], "traffic.service_cycles", 0, kMaxCycles);
+  if (t["think_cycles"])
+    s.think_cycles = get_num<std::int64_t>(c, t["think_cycles"], "traffic.think_cycles", 0, kMaxCycles);
+  if (t["requests_per_node"])
+    s.requests_per_node = get_num<std::int64_t>(c, t["requests_per_node"], "traffic.requests_per_node", 0, kMaxCycles,
+                                                "0 (no end: the measurement window) or 1..2^40 requests");
   if (t["pattern"]) {
     s.pattern = get_str(c, t["pattern"], "traffic.pattern");
     bool ok = false;
@@ -569,6 +594,15 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"hotspot_nodes", t.hotspot_nodes},
                   {"hotspot_fraction", t.hotspot_fraction},
                   {"flit_bytes", t.flit_bytes}};
+  if (t.closed_loop()) {  // echoed only when used, so open-loop stats.json files stay as they were
+    j["traffic"]["kind"] = t.kind;
+    j["traffic"]["mshrs"] = t.mshrs;
+    j["traffic"]["request_flits"] = t.request_flits;
+    j["traffic"]["reply_flits"] = t.reply_flits;
+    j["traffic"]["service_cycles"] = t.service_cycles;
+    j["traffic"]["think_cycles"] = t.think_cycles;
+    j["traffic"]["requests_per_node"] = t.requests_per_node;
+  }
   const auto& m = cfg.sim;
   j["sim"] = {{"warmup_cycles", m.warmup_cycles},
               {"measure_cycles", m.measure_cycles},

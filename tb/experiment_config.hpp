@@ -32,11 +32,28 @@ struct TrafficSpec {
   std::vector<int> hotspot_nodes{0};
   double hotspot_fraction = 0.2;  ///< share of packets sent to the hotspots, [0, 1]
   int flit_bytes = 16;            ///< bytes per flit on the TLM side
+  /// "open_loop": every node a Bernoulli source at `load`. "request_reply":
+  /// closed loop (issue 53, tb/request_reply.hpp): each node keeps up to
+  /// `mshrs` requests outstanding to home nodes drawn from `pattern`; a home
+  /// node queues its reply `service_cycles` after the request arrives; a
+  /// node issues its next request `think_cycles` after a reply arrives.
+  std::string kind = "open_loop";
+  int mshrs = 4;                       ///< request_reply: outstanding requests per node, 1..4096
+  int request_flits = 1;               ///< request_reply: request (command) packet, flits
+  int reply_flits = 4;                 ///< request_reply: reply (data) packet, flits
+  std::int64_t service_cycles = 0;     ///< request_reply: request delivered -> reply queued, cycles
+  std::int64_t think_cycles = 0;       ///< request_reply: reply delivered -> next request queued, cycles
+  std::int64_t requests_per_node = 0;  ///< request_reply: work per node (0: until the window ends)
+  bool closed_loop() const { return kind == "request_reply"; }
   double mean_packet_flits() const {
+    if (closed_loop()) return 0.5 * (request_flits + reply_flits);
     return packet_flits_long > 0 ? (1 - long_fraction) * packet_flits + long_fraction * packet_flits_long
                                  : packet_flits;
   }
-  int max_packet_flits() const { return packet_flits_long > packet_flits ? packet_flits_long : packet_flits; }
+  int max_packet_flits() const {
+    if (closed_loop()) return request_flits > reply_flits ? request_flits : reply_flits;
+    return packet_flits_long > packet_flits ? packet_flits_long : packet_flits;
+  }
 };
 
 struct SimSpec {

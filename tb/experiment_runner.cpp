@@ -184,6 +184,18 @@ class Monitor : public sc_core::sc_module {
         }
       }
     }
+    // Closed-loop work (traffic.requests_per_node): the run ends when every
+    // request has its reply, or at the end of the drain (work incomplete:
+    // requests lost to faults keep their slots).
+    if (m_cfg.traffic.closed_loop() && m_cfg.traffic.requests_per_node > 0) {
+      if (m_net.workload_finished() || c >= drain_end) {
+        drained = m_net.workload_finished();
+        finish(c);
+        return;
+      }
+      next_trigger(m_net.clk.period() * static_cast<double>(m_interval));
+      return;
+    }
     if (c >= s.window_end &&
         (s.measured_outstanding == 0 || c >= s.window_end + static_cast<std::uint64_t>(m_cfg.sim.max_drain_cycles))) {
       drained = s.measured_outstanding == 0;
@@ -286,6 +298,48 @@ nlohmann::json percentiles(std::vector<std::uint32_t> v) {
   j["p99"] = pct(0.99);
   j["max"] = v.back();
   j["count"] = v.size();
+  return j;
+}
+
+/// stats.json `request_reply` (traffic.kind request_reply, issue 53).
+/// window_node_cycles: live node-cycles of the measurement window.
+nlohmann::json request_reply_json(const Network& net, const ExperimentConfig& cfg, double window_node_cycles) {
+  RequestReplyEndpoint::Counters sum;
+  std::vector<std::uint32_t> rtt;
+  std::uint64_t outstanding = 0, pending = 0, finished = 0;
+  for (const auto& e : net.endpoints) {
+    const auto& c = e.counters();
+    sum.issued += c.issued;
+    sum.completed += c.completed;
+    sum.served += c.served;
+    sum.replies_sent += c.replies_sent;
+    sum.refused += c.refused;
+    sum.window_completed += c.window_completed;
+    sum.last_completion = std::max(sum.last_completion, c.last_completion);
+    rtt.insert(rtt.end(), e.round_trips().begin(), e.round_trips().end());
+    outstanding += e.outstanding();
+    pending += e.replies_pending();
+    if (e.finished()) ++finished;
+  }
+  const double node_cycles = std::max(1.0, window_node_cycles);
+  nlohmann::json j;
+  j["requests_issued"] = sum.issued;
+  j["requests_completed"] = sum.completed;
+  j["requests_outstanding"] = outstanding;  // lost to faults, or still running at the end
+  j["requests_served"] = sum.served;
+  j["replies_sent"] = sum.replies_sent;
+  j["replies_pending"] = pending;  // service time still running at the end
+  j["refused"] = sum.refused;
+  // Requests issued in the measurement window and answered, per node and
+  // cycle of the window: the closed loop's throughput.
+  j["completed_per_node_cycle"] = static_cast<double>(sum.window_completed) / node_cycles;
+  j["round_trip_cycles"] = percentiles(std::move(rtt));
+  if (cfg.traffic.requests_per_node > 0) {
+    const bool all = finished == net.endpoints.size();
+    j["nodes_finished"] = finished;
+    // The cycle of the last reply: the workload's execution time.
+    j["execution_cycles"] = all ? nlohmann::json(sum.last_completion) : nlohmann::json(nullptr);
+  }
   return j;
 }
 
@@ -606,6 +660,9 @@ void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::Ne
     q_integral += ni.source_queue_integral();
     q_max = std::max(q_max, ni.source_queue_max());
   }
+  if (cfg.traffic.closed_loop())
+    j["request_reply"] = request_reply_json(
+        net, cfg, net.live_node_cycles(s.window_start, s.window_start + static_cast<std::uint64_t>(measure)));
   j["source_queue"] = {
       {"mean_packets_per_node",
        cycles ? static_cast<double>(q_integral) / (static_cast<double>(cycles) * topo.num_nodes()) : 0.0},
@@ -697,9 +754,11 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const auto comp = rf.components(topo, permanent_faults(rf.faults));
   const double live_nodes = static_cast<double>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
   const std::uint64_t cycles = monitor.end_cycle;
-  // The measurement window; an interrupted run measured up to its last cycle.
-  const std::uint64_t window_end =
-      monitor.stop_signal == 0 ? s.window_end : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
+  // The measurement window; an interrupted run, and closed-loop work done
+  // before the window's end, measured up to the last cycle.
+  const std::uint64_t window_end = monitor.stop_signal == 0 && !cfg.traffic.closed_loop()
+                                       ? s.window_end
+                                       : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
   const double measure = std::max(1.0, static_cast<double>(window_end - s.window_start));
 
   nlohmann::json j;

@@ -86,7 +86,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       interfaces("ni"),
       table_targets("table"),
       generators("gen"),
-      sinks("sink") {
+      sinks("sink"),
+      endpoints("endpoint") {
   m_topo = routing::make_topology(cfg.topology);
   setup_relation_and_context(cfg);
   m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
@@ -199,6 +200,18 @@ void Network::build_routers_and_interfaces(const ExperimentConfig& cfg, const hw
 
 void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
+  if (cfg.traffic.closed_loop()) {
+    endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
+      return new RequestReplyEndpoint(("endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
+                                      static_cast<int>(n), *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n),
+                                      clk.period(), m_ctx.stats);
+    });
+    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+      endpoints[n].socket.bind(interfaces[n].target);
+      interfaces[n].deliver.bind(endpoints[n].deliveries);
+    }
+    return;
+  }
   generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
                                 *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());

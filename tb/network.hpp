@@ -16,6 +16,7 @@
 #include "routing_logic/fault_set.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/mechanism_registry.hpp"
+#include "tb/request_reply.hpp"
 #include "tb/traffic_generator.hpp"
 
 namespace ftsim::tb {
@@ -53,6 +54,15 @@ class Network : public sc_core::sc_module {
   /// Empty when NetworkOptions::traffic_endpoints is false.
   sc_core::sc_vector<TrafficGenerator> generators;
   sc_core::sc_vector<MessageSink> sinks;
+  /// traffic.kind request_reply: one closed-loop endpoint per node instead of
+  /// a generator and a sink (empty otherwise).
+  sc_core::sc_vector<RequestReplyEndpoint> endpoints;
+  /// True when every endpoint has finished its traffic.requests_per_node.
+  bool workload_finished() const {
+    for (const auto& e : endpoints)
+      if (!e.finished()) return false;
+    return endpoints.size() > 0;
+  }
   std::unique_ptr<hw::ManagementBus> management;
   /// Immunet's reconfiguration hardware (routing "immunet" only).
   std::unique_ptr<hw::ImmunetControlPlane> immunet;

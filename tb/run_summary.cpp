@@ -67,6 +67,13 @@ nlohmann::json run_warnings(const nlohmann::json& s) {
                                          "they never happened",
                                          late, first, cycles.dump()));
   }
+  const auto& rr = at_or_null(s, "request_reply");
+  if (rr.is_object() && rr.contains("execution_cycles") && rr["execution_cycles"].is_null())
+    add("workload_incomplete",
+        fmt::format("{} of {} nodes had all their requests answered by the end of the drain (sim.max_drain_cycles); "
+                    "{} requests outstanding (lost to faults, or the run was too short): execution_cycles is empty",
+                    at_or_null(s, "request_reply", "nodes_finished").dump(), at_or_null(s, "nodes").dump(),
+                    at_or_null(s, "request_reply", "requests_outstanding").dump()));
   const double offered = num(at_or_null(s, "offered_load"));
   const double accepted = num(at_or_null(s, "accepted_load"));
   if (offered > 0 && accepted < kSaturationAcceptedShare * offered)
@@ -95,6 +102,19 @@ std::string run_summary(const nlohmann::json& s) {
                                 lat["mean"].get<double>(), lat["p99"].dump(), lat["max"].dump(), lat["count"].dump()));
   else
     line("latency", "none measured");
+  const auto& rr = at_or_null(s, "request_reply");
+  if (rr.is_object()) {
+    const auto& rt = rr["round_trip_cycles"];
+    line("requests",
+         fmt::format("{} issued, {} answered, {:.4f} per node and cycle; round trip mean {}, p99 {} cycles{}",
+                     rr["requests_issued"].dump(), rr["requests_completed"].dump(), num(rr["completed_per_node_cycle"]),
+                     rt.is_object() && rt["mean"].is_number() ? fmt::format("{:.1f}", rt["mean"].get<double>())
+                                                              : std::string("-"),
+                     rt.is_object() ? rt["p99"].dump() : std::string("-"),
+                     rr.contains("execution_cycles") && rr["execution_cycles"].is_number()
+                         ? fmt::format("; work done at cycle {}", rr["execution_cycles"].dump())
+                         : std::string()));
+  }
   std::string lost = fmt::format("{} dropped", num(at_or_null(s, "packets", "dropped")));
   if (s.contains("dropped_by_reason") && s["dropped_by_reason"].is_object()) {
     std::string reasons;

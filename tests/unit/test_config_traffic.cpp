@@ -86,6 +86,17 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("router: {queues: voq, voq: per_output, flow_control: wormhole}").find("virtual cut-through only"),
             std::string::npos);
   EXPECT_NE(msg("router: {voq_flits: 0}").find("router.voq_flits"), std::string::npos);
+  EXPECT_NE(msg("traffic: {kind: closed}").find("traffic.kind' = 'closed': allowed open_loop, request_reply"),
+            std::string::npos);
+  EXPECT_NE(msg("traffic: {kind: request_reply, load: 0.3}")
+                .find("traffic.load' does not apply to traffic.kind = 'request_reply' (only to open_loop)"),
+            std::string::npos);
+  EXPECT_NE(msg("traffic: {mshrs: 4}").find("traffic.mshrs' does not apply to traffic.kind = 'open_loop'"),
+            std::string::npos);
+  EXPECT_NE(msg("traffic: {kind: request_reply, mshrs: 0}").find("traffic.mshrs"), std::string::npos);
+  EXPECT_NE(msg("traffic: {kind: request_reply, reply_flits: 9}\nrouter: {flow_control: vct, buffer_flits: 8}")
+                .find("smaller than the longest packet (9 flits)"),
+            std::string::npos);
   EXPECT_NE(msg("traffic: {load: lots}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   EXPECT_NE(msg("traffic: {load: 0}").find("allowed (0, 1] flits/node/cycle"), std::string::npos);
   // Duplicate keys: yaml-cpp reads the first and iterates both, so the run
