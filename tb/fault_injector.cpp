@@ -108,6 +108,36 @@ routing::FaultSet permanent_faults(const std::vector<ResolvedFault>& faults) {
   return fs;
 }
 
+namespace {
+/// Takes `count` faults from `candidates` (router ids when `routers`, else
+/// link ids) in their order, skipping each that would split the surviving
+/// nodes into more groups than `fs` already does; appends them to `out` and
+/// to `fs`. Returns how many were taken.
+int draw_keeping_connected(const routing::Topology& topo, routing::FaultSet& fs, const std::vector<int>& candidates,
+                           int count, std::int64_t at, bool routers, std::vector<ResolvedFault>& out) {
+  const int base = live_components(topo, fs);
+  int drawn = 0;
+  for (const int id : candidates) {
+    if (drawn == count) break;
+    auto& ids = routers ? fs.routers : fs.links;
+    ids.push_back(id);
+    if (live_components(topo, fs) > base) {
+      ids.pop_back();
+      continue;
+    }
+    ResolvedFault f;
+    f.is_router = routers;
+    f.id = id;
+    f.label = routers ? topo.router_label(id) : topo.link_label(id);
+    f.at = at;
+    f.random = true;
+    out.push_back(f);
+    ++drawn;
+  }
+  return drawn;
+}
+}  // namespace
+
 std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const FaultsSpec& spec,
                                           bool allow_disconnect) {
   std::vector<ResolvedFault> out;
@@ -157,24 +187,7 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
     }
     std::mt19937_64 rng(derive_seed(spec.random_seed, 0x5A17C4));
     std::shuffle(candidates.begin(), candidates.end(), rng);
-    const int base = live_components(topo, fs);
-    int drawn = 0;
-    for (routing::RouterId r : candidates) {
-      if (drawn == spec.random_switches) break;
-      fs.routers.push_back(r);
-      if (live_components(topo, fs) > base) {
-        fs.routers.pop_back();
-        continue;
-      }
-      ResolvedFault f;
-      f.is_router = true;
-      f.id = r;
-      f.label = topo.router_label(r);
-      f.at = spec.random_at;
-      f.random = true;
-      out.push_back(f);
-      ++drawn;
-    }
+    const int drawn = draw_keeping_connected(topo, fs, candidates, spec.random_switches, spec.random_at, true, out);
     if (drawn < spec.random_switches)
       throw ConfigError(
           fmt::format("faults.random_switches = {}: only {} switches of {} without an attached node can fail without "
@@ -193,24 +206,10 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
       if (!taken[static_cast<std::size_t>(l)]) candidates.push_back(l);
     std::mt19937_64 rng(derive_seed(spec.random_seed, 0xFA17));
     std::shuffle(candidates.begin(), candidates.end(), rng);
-    const int base = live_components(topo, fs);
-    int drawn = 0;
-    for (routing::LinkId l : candidates) {
-      if (drawn == spec.random_links) break;
-      if (topo.link(l).b_is_node) continue;  // losing a node link always disconnects that node
-      fs.links.push_back(l);
-      if (live_components(topo, fs) > base) {
-        fs.links.pop_back();
-        continue;
-      }
-      ResolvedFault r;
-      r.id = l;
-      r.label = topo.link_label(l);
-      r.at = spec.random_at;
-      r.random = true;
-      out.push_back(r);
-      ++drawn;
-    }
+    std::vector<routing::LinkId> switch_links;  // losing a node link always disconnects that node
+    for (routing::LinkId l : candidates)
+      if (!topo.link(l).b_is_node) switch_links.push_back(l);
+    const int drawn = draw_keeping_connected(topo, fs, switch_links, spec.random_links, spec.random_at, false, out);
     if (drawn < spec.random_links)
       throw ConfigError(fmt::format(
           "faults.random_links = {}: only {} links of {} can fail without disconnecting the surviving nodes",

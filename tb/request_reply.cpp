@@ -44,19 +44,12 @@ void RequestReplyEndpoint::schedule(const Action& a) {
 
 bool RequestReplyEndpoint::send(routing::NodeId dst, int flits, std::uint64_t tag) {
   m_tag.tag = tag;
-  m_gp.set_command(tlm::TLM_WRITE_COMMAND);
-  m_gp.set_address(static_cast<sc_dt::uint64>(dst));
-  m_gp.set_data_ptr(nullptr);
-  m_gp.set_data_length(static_cast<unsigned>(flits * m_spec.flit_bytes));
-  m_gp.set_streaming_width(static_cast<unsigned>(flits * m_spec.flit_bytes));
-  m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   m_gp.set_extension(&m_tag);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  socket->b_transport(m_gp, delay);
+  const auto status = send_message(socket, m_gp, dst, static_cast<unsigned>(flits * m_spec.flit_bytes));
   m_gp.clear_extension(&m_tag);
-  if (m_gp.is_response_ok()) return true;
+  if (status == tlm::TLM_OK_RESPONSE) return true;
   ++m_c.refused;
-  if (m_gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE) m_stopped = true;  // the node failed
+  if (status == tlm::TLM_GENERIC_ERROR_RESPONSE) m_stopped = true;  // the node failed
   return false;
 }
 

@@ -14,6 +14,7 @@
 
 #include "hw/network_interface.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/traffic_generator.hpp"
 #include "tb/traffic_pattern.hpp"
 
 namespace ftsim::tb {

@@ -47,17 +47,10 @@ void TrafficGenerator::fire() {
     if (is_long(m_rng)) flits = m_spec.packet_flits_long;
   }
   if (dst != routing::kNone) {
-    m_gp.set_command(tlm::TLM_WRITE_COMMAND);
-    m_gp.set_address(static_cast<sc_dt::uint64>(dst));
-    m_gp.set_data_ptr(nullptr);
-    m_gp.set_data_length(static_cast<unsigned>(flits * m_spec.flit_bytes));
-    m_gp.set_streaming_width(static_cast<unsigned>(flits * m_spec.flit_bytes));
-    m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket->b_transport(m_gp, delay);
-    if (m_gp.is_response_ok())
+    const auto status = send_message(socket, m_gp, dst, static_cast<unsigned>(flits * m_spec.flit_bytes));
+    if (status == tlm::TLM_OK_RESPONSE)
       ++m_sent;
-    else if (m_gp.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE)
+    else if (status == tlm::TLM_GENERIC_ERROR_RESPONSE)
       m_stopped = true;  // node failed
   }
   if (!m_stopped) next_trigger(m_period * static_cast<double>(next_gap()));

@@ -16,6 +16,24 @@ namespace ftsim::tb {
 /// (splitmix64), so that every node's stream is independent and reproducible.
 std::uint64_t derive_seed(std::uint64_t master, std::uint64_t component);
 
+/// Sends a message of `bytes` to node `dst` through a network interface's
+/// target socket (b_transport, address = destination) and returns the
+/// response status: TLM_OK_RESPONSE, TLM_ADDRESS_ERROR_RESPONSE (no such
+/// node) or TLM_GENERIC_ERROR_RESPONSE (the node has failed).
+template <typename Socket>
+tlm::tlm_response_status send_message(Socket& socket, tlm::tlm_generic_payload& gp, routing::NodeId dst,
+                                      unsigned bytes) {
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(static_cast<sc_dt::uint64>(dst));
+  gp.set_data_ptr(nullptr);
+  gp.set_data_length(bytes);
+  gp.set_streaming_width(bytes);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  socket->b_transport(gp, delay);
+  return gp.get_response_status();
+}
+
 /// Bernoulli injection: each cycle a new packet is created with probability
 /// load / mean packet length, so the offered load is `load` flits/node/cycle.
 /// The gap to the next packet is drawn from the equivalent geometric
