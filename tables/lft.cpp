@@ -11,6 +11,7 @@
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/ibnet.hpp"
 #include "routing_logic/lft_routing.hpp"
+#include "routing_logic/switch_endpoints.hpp"
 
 namespace ftsim::tables {
 
@@ -107,14 +108,15 @@ LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
       LidEndpoint e{std::string(*name), is_switch, g};
       const auto [it, fresh] = out.lids.emplace(lid, e);
       if (!fresh && (it->second.name != e.name || it->second.guid != e.guid))
-        fail(fmt::format("LID 0x{:04x} names '{}' (GUID 0x{:016x}) here and '{}' (GUID 0x{:016x}) before", lid,
-                         e.name, e.guid, it->second.name, it->second.guid));
+        fail(fmt::format("LID 0x{:04x} names '{}' (GUID 0x{:016x}) here and '{}' (GUID 0x{:016x}) before", lid, e.name,
+                         e.guid, it->second.name, it->second.guid));
     } else if (!sc.digits().empty()) {
       // N lids dumped
       Scanner count(line);
       count.skip_blanks();
       const std::uint64_t n = number(count, false, 0, kMaxUnicastLid, "trailer's LID count");
-      if (!count.eat(" lids dumped") || !count.at_end()) fail(fmt::format("not an opensm-lfts.dump line: '{}'", shown(line)));
+      if (!count.eat(" lids dumped") || !count.at_end())
+        fail(fmt::format("not an opensm-lfts.dump line: '{}'", shown(line)));
       if (!open) fail("'lids dumped' outside a switch block");
       if (n != static_cast<std::uint64_t>(out.switches.back().top_lid))
         fail(fmt::format("the trailer says {} lids, the header's range ends at {}", n, out.switches.back().top_lid));
@@ -173,6 +175,7 @@ std::size_t LftSet::entries() const {
 namespace {
 
 bool named_fabric(const routing::Topology& topo) {
+  if (const auto* s = dynamic_cast<const routing::SwitchEndpointTopology*>(&topo)) return named_fabric(s->base());
   return dynamic_cast<const routing::IbNetTopology*>(&topo) != nullptr;
 }
 
@@ -217,8 +220,19 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   std::map<std::string, routing::RouterId> routers;
   std::map<std::string, routing::NodeId> nodes;
   for (routing::RouterId r = 0; r < topo.num_routers(); ++r) routers[switch_name(topo, r)] = r;
-  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) nodes[hca_name(topo, n)] = n;
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+    if (!topo.is_switch_endpoint(n)) nodes[hca_name(topo, n)] = n;
   std::vector<int> node_lid(static_cast<std::size_t>(topo.num_nodes()), 0);
+  // Switch endpoints (SwitchEndpointTopology): the switch's own LID, which
+  // its own table sends to port 0 (the endpoint's "self" port here).
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (!topo.is_switch_endpoint(n)) continue;
+    const SwitchLft* s = lfts.find_switch(switch_name(topo, topo.node_router(n)));
+    if (s == nullptr)
+      throw ConfigError(
+          fmt::format("LFTs: no table for switch '{}' of {}", switch_name(topo, topo.node_router(n)), topo.spec()));
+    node_lid[static_cast<std::size_t>(n)] = s->lid;
+  }
   for (const auto& [lid, e] : lfts.lids) {
     if (e.is_switch) continue;
     const auto it = nodes.find(e.name);
@@ -241,6 +255,10 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
     for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
       const auto e = s.port.find(node_lid[static_cast<std::size_t>(n)]);
       if (e == s.port.end()) continue;
+      if (topo.is_switch_endpoint(n) && topo.node_router(n) == r) {  // its own LID: port 0
+        t.port[static_cast<std::size_t>(r)][static_cast<std::size_t>(n)] = topo.node_port(n);
+        continue;
+      }
       const int p = e->second - 1;
       if (p < 0 || p >= topo.radix(r) || topo.peer(r, p).kind == routing::PortPeer::Kind::kUnconnected)
         throw ConfigError(fmt::format("LFTs: switch '{}' sends LID {} to port {}, which is not connected in {}", s.name,
@@ -265,6 +283,7 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
   if (!like.switches.empty()) {
     out.lids = like.lids;
     for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      if (topo.is_switch_endpoint(n)) continue;  // the switch's LID, below
       node_lid[static_cast<std::size_t>(n)] = like.lid_of(hca_name(topo, n));
       if (node_lid[static_cast<std::size_t>(n)] == 0)
         throw ConfigError(fmt::format("LFT export: the reference tables have no LID for '{}'", hca_name(topo, n)));
@@ -279,6 +298,7 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
   } else {
     int lid = 1;
     for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
+      if (topo.is_switch_endpoint(n)) continue;
       node_lid[static_cast<std::size_t>(n)] = lid;
       out.lids[lid++] = {hca_name(topo, n), false, 0x0000000000100001ULL + 2 * static_cast<std::uint64_t>(n)};
     }
@@ -288,6 +308,14 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
       out.lids[lid++] = {switch_name(topo, r), true, router_guid[static_cast<std::size_t>(r)]};
     }
   }
+  // Switch endpoints carry their switch's LID: their table entries are the
+  // switch LIDs' routes (computed, not copied from the reference).
+  bool switch_endpoints = false;
+  for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
+    if (topo.is_switch_endpoint(n)) {
+      node_lid[static_cast<std::size_t>(n)] = router_lid[static_cast<std::size_t>(topo.node_router(n))];
+      switch_endpoints = true;
+    }
   int top = 0;
   for (const auto& [lid, e] : out.lids) top = std::max(top, lid);
   for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
@@ -303,7 +331,7 @@ LftSet export_tables(const NodeTables& tables, const routing::Topology& topo, co
       if (p != routing::kNone) s.port[node_lid[static_cast<std::size_t>(n)]] = p + 1;
     }
     s.port[s.lid] = 0;
-    for (routing::RouterId o = 0; o < topo.num_routers(); ++o) {
+    for (routing::RouterId o = 0; o < topo.num_routers() && !switch_endpoints; ++o) {
       if (o == r) continue;
       const int lid = router_lid[static_cast<std::size_t>(o)];
       if (direct && node_at[static_cast<std::size_t>(o)] != routing::kNone) {
@@ -402,6 +430,11 @@ LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* t
       const auto pb = trace(tb, *topo, dead, s, t);
       d.unrouted_a += pa.empty();
       d.unrouted_b += pb.empty();
+      auto name = [&](routing::NodeId n) {
+        return topo->is_switch_endpoint(n) ? switch_name(*topo, topo->node_router(n)) : hca_name(*topo, n);
+      };
+      if (pa.empty() && d.unrouted_a_pairs.size() < 16) d.unrouted_a_pairs.push_back(name(s) + " -> " + name(t));
+      if (pb.empty() && d.unrouted_b_pairs.size() < 16) d.unrouted_b_pairs.push_back(name(s) + " -> " + name(t));
       if (pa != pb) {
         ++d.flows_rerouted;
         if (!pa.empty() && !pb.empty()) {

@@ -81,13 +81,16 @@ struct LftDiff {
   std::size_t entries_changed = 0;   ///< (switch, LID) entries that differ, added or removed
   std::size_t blocks_changed = 0;    ///< 64-entry LFT blocks holding a change (the unit an SM writes)
   std::size_t switches_changed = 0;  ///< switches with at least one change
-  // With a topology: flows are ordered HCA pairs (s != d), traced through
-  // each table set from s's switch.
+  // With a topology: flows are ordered pairs (s != d) of its endpoints (HCAs,
+  // and switches' own LIDs on a SwitchEndpointTopology), traced through each
+  // table set from s's switch.
   bool traced = false;
   std::size_t flows = 0;
   std::size_t flows_rerouted = 0;              ///< the switch sequence differs
   std::size_t unrouted_a = 0, unrouted_b = 0;  ///< no entry, a dead link, or a loop
-  double stretch_mean = 0;                     ///< rerouted flows routed in both: mean of hops(B) / hops(A)
+  /// The first 16 unrouted pairs of each set, "SRC -> DST" (HCA or switch names).
+  std::vector<std::string> unrouted_a_pairs, unrouted_b_pairs;
+  double stretch_mean = 0;  ///< rerouted flows routed in both: mean of hops(B) / hops(A)
   double stretch_max = 0;
   bool acyclic_a = true, acyclic_b = true;  ///< CDG of each set under the faults
   std::vector<std::string> cycle_b;         ///< a dependency cycle of B, channel names

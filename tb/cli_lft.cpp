@@ -8,6 +8,7 @@
 #include "common/config_error.hpp"
 #include "routing_logic/dqr.hpp"
 #include "routing_logic/routing_relation.hpp"
+#include "routing_logic/switch_endpoints.hpp"
 #include "tables/lft.hpp"
 #include "tb/cli_commands.hpp"
 #include "tb/dqr_analysis.hpp"
@@ -17,11 +18,27 @@ namespace ftsim::tb::cli {
 
 namespace {
 
+/// The fabric the tables are traced or computed on. endpoints "all": on an
+/// indirect fabric every switch is an endpoint too (its LID on port 0,
+/// routing::SwitchEndpointTopology), so the tables route and the traces
+/// follow switch LIDs; "hca": HCAs only. Direct fabrics (mesh, torus) route
+/// a switch's LID like its own HCA's either way. Throws ConfigError for
+/// another value or an unknown topology.
+std::unique_ptr<ftsim::routing::Topology> lft_fabric(const std::string& spec, const std::string& endpoints) {
+  if (endpoints != "all" && endpoints != "hca")
+    throw ftsim::ConfigError(fmt::format("--endpoints '{}': one of all, hca", endpoints));
+  auto topo = ftsim::routing::make_topology(spec);
+  if (endpoints == "all" && !topo->is_direct())
+    topo = std::make_unique<ftsim::routing::SwitchEndpointTopology>(std::move(topo));
+  return topo;
+}
+
 /// `ftsim lft diff A B`: prints the comparison and optionally writes it as
 /// JSON. Throws ConfigError for unreadable or malformed dumps and unknown
 /// links.
 void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const std::string& lft_topology,
-                      const std::vector<std::string>& lft_faults, const std::string& lft_json) {
+                      const std::vector<std::string>& lft_faults, const std::string& lft_json,
+                      const std::string& endpoints) {
   if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
   if (!lft_faults.empty() && lft_topology.empty()) throw ftsim::ConfigError("lft diff: --fault needs --topology");
   const auto a = ftsim::tables::LftSet::load(lft_a);
@@ -29,7 +46,7 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
   std::unique_ptr<ftsim::routing::Topology> topo;
   ftsim::routing::FaultSet faults;
   if (!lft_topology.empty()) {
-    topo = ftsim::routing::make_topology(lft_topology);
+    topo = lft_fabric(lft_topology, endpoints);
     for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
   }
   const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
@@ -44,20 +61,29 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
                            a.entries(), d.switches_changed, d.blocks_changed);
   if (d.traced) {
     j["topology"] = topo->spec();
+    j["endpoints"] = endpoints;
     j["faults"] = lft_faults;
     j["flows"] = d.flows;
     j["flows_rerouted"] = d.flows_rerouted;
     j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
     j["unrouted_a"] = d.unrouted_a;
     j["unrouted_b"] = d.unrouted_b;
+    j["unrouted_a_pairs"] = d.unrouted_a_pairs;
+    j["unrouted_b_pairs"] = d.unrouted_b_pairs;
     j["stretch_mean"] = d.stretch_mean;
     j["stretch_max"] = d.stretch_max;
     j["cdg_acyclic_a"] = d.acyclic_a;
     j["cdg_acyclic_b"] = d.acyclic_b;
     j["cycle_a"] = d.cycle_a;
     j["cycle_b"] = d.cycle_b;
-    std::cout << fmt::format("flows rerouted    {} of {} HCA pairs ({:.2f}%), unrouted A {} B {}\n", d.flows_rerouted,
-                             d.flows, d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0, d.unrouted_a, d.unrouted_b);
+    const bool switches = topo->num_nodes() > 0 && topo->is_switch_endpoint(topo->num_nodes() - 1);
+    std::cout << fmt::format("flows rerouted    {} of {} {} pairs ({:.2f}%), unrouted A {} B {}\n", d.flows_rerouted,
+                             d.flows, switches ? "endpoint (HCA and switch LID)" : "HCA",
+                             d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0, d.unrouted_a, d.unrouted_b);
+    for (const auto& [set, pairs] : {std::pair{"A", &d.unrouted_a_pairs}, std::pair{"B", &d.unrouted_b_pairs}})
+      if (!pairs->empty())
+        std::cout << fmt::format("unrouted {}        {}{}\n", set, fmt::join(*pairs, ", "),
+                                 pairs->size() == 16 ? ", ..." : "");
     std::cout << fmt::format("stretch           mean {:.3f}, max {:.3f} (switches traversed, B / A)\n", d.stretch_mean,
                              d.stretch_max);
     std::cout << fmt::format("CDG A             {}\n",
@@ -75,9 +101,10 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
 /// ConfigError for an unknown topology, initial or variant, a link that does
 /// not exist, or a reconfiguration that fails.
 void lft_export_command(const std::string& topology, const std::string& initial, const std::vector<std::string>& faults,
-                        const std::string& variant, const std::string& out) {
+                        const std::string& variant, const std::string& out, const std::string& endpoints) {
   namespace rt = ftsim::routing;
-  const auto topo = rt::make_topology(topology);
+  const auto topo = lft_fabric(topology, endpoints);
+  const bool switch_endpoints = topo->num_nodes() > 0 && topo->is_switch_endpoint(topo->num_nodes() - 1);
   auto init = ftsim::tb::dqr_initial(*topo, initial);
   auto& tables = init.tables;
   ftsim::tables::LftSet like;
@@ -86,7 +113,8 @@ void lft_export_command(const std::string& topology, const std::string& initial,
   if (!faults.empty()) {
     std::vector<rt::LinkId> links;
     for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
-    rt::dqr::Engine engine(*topo, tables, init.layers);
+    rt::dqr::Engine engine(*topo, tables, init.layers,
+                           switch_endpoints ? rt::dqr::FlowSet::kRouted : rt::dqr::FlowSet::kAllPairs);
     const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
     if (!r.success)
       throw ftsim::ConfigError(fmt::format("lft export: DQR {} could not reconfigure around {}: {}", variant,
@@ -122,14 +150,17 @@ class LftDiffCommand final : public Command {
                       "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
                       "repeatable; needs --topology");
     m_app->add_option("--json", m_json, "also write the figures as JSON to this file");
+    m_app->add_option("--endpoints", m_endpoints,
+                      "all (default): trace every LID, switches' own (port 0) included, on fat trees and other "
+                      "indirect fabrics; hca: HCA LIDs only");
   }
   int execute() override {
-    lft_diff_command(m_a, m_b, m_topology, m_faults, m_json);
+    lft_diff_command(m_a, m_b, m_topology, m_faults, m_json, m_endpoints);
     return 0;
   }
 
  private:
-  std::string m_a, m_b, m_topology, m_json;
+  std::string m_a, m_b, m_topology, m_json, m_endpoints = "all";
   std::vector<std::string> m_faults;
 };
 
@@ -163,14 +194,18 @@ class LftExportCommand final : public Command {
     m_app->add_option("--fault", m_faults, "a failed link (repeatable): reconfigure with DQR around it");
     m_app->add_option("--variant", m_variant, "DQR variant for --fault (default lr-path)");
     m_app->add_option("--out", m_out, "output folder")->required();
+    m_app->add_option("--endpoints", m_endpoints,
+                      "all (default): route every LID, switches' own (port 0) included, around the faults on fat "
+                      "trees and other indirect fabrics; hca: route HCA LIDs and copy switch LIDs from the "
+                      "imported tables (they may point at a dead port)");
   }
   int execute() override {
-    lft_export_command(m_topology, m_initial, m_faults, m_variant, m_out);
+    lft_export_command(m_topology, m_initial, m_faults, m_variant, m_out, m_endpoints);
     return 0;
   }
 
  private:
-  std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_out;
+  std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_out, m_endpoints = "all";
   std::vector<std::string> m_faults;
 };
 

@@ -808,6 +808,40 @@ TEST(Cli, NetworkTooLargeForTheMachineIsRejectedBeforeElaboration) {
   EXPECT_NE(r.output.find("GiB"), std::string::npos) << r.output;
 }
 
+TEST(Cli, LftExportRoutesSwitchLidsAroundTheFaultOnAFatTree) {
+  // ft_small: 4 leaves x 2 HCAs, 2 spines; OpenSM's updn tables. Link
+  // L0[3] (leaf L0 to spine S0) fails. 14 endpoints (8 HCAs + 6 switch
+  // LIDs) make 14 x 13 = 182 ordered pairs. OpenSM's own up*/down* tables
+  // route every pair but S0 <-> S1 (two spines meet only through a leaf: a
+  // down-then-up turn). Issue 50: the exported tables must route every
+  // switch LID around the fault too, so that the SM's host still reaches
+  // every switch; copying the switch-LID entries from the reference (what
+  // --endpoints hca does) leaves the entries of S0's LID, L0's LID and the
+  // HCAs' paths through the dead port (25 pairs unrouted).
+  const std::string f = std::string(FTSIM_SOURCE_DIR) + "/tests/fixtures/opensm/";
+  const std::string dir = tmpdir("lftswitch");
+  for (const std::string e : {"all", "hca"}) {
+    Result r = run("lft export --topology ibnet:" + f + "ft_small.net --initial import:" + f +
+                   "ftsmall-updn --fault L0[3] --variant lr-path --endpoints " + e + " --out " + dir + "/" + e);
+    ASSERT_EQ(r.code, 0) << r.output;
+    r = run("lft diff " + f + "ftsmall-updn " + dir + "/" + e + " --topology ibnet:" + f +
+            "ft_small.net --fault L0[3] --json " + dir + "/" + e + ".json");
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  const auto all = nlohmann::json::parse(std::ifstream(dir + "/all.json"));
+  EXPECT_EQ(all["flows"].get<int>(), 182);
+  EXPECT_EQ(all["unrouted_a_pairs"], nlohmann::json({"S0 -> S1", "S1 -> S0"}));
+  // Every pair with an HCA or a leaf at either end is routed around the dead link.
+  for (const auto& p : all["unrouted_b_pairs"]) {
+    const auto pair = p.get<std::string>();
+    EXPECT_TRUE(pair == "S0 -> S1" || pair == "S1 -> S0") << pair;
+  }
+  EXPECT_TRUE(all["cdg_acyclic_b"].get<bool>());
+  const auto hca = nlohmann::json::parse(std::ifstream(dir + "/hca.json"));
+  EXPECT_GT(hca["unrouted_b"].get<int>(), 2);
+  EXPECT_EQ(run("lft export --topology mesh:4x4 --endpoints some --out " + dir + "/x").code, 2);
+}
+
 TEST(Cli, LftDiffOfOpenSmsRerouteAroundALinkFault) {
   // The fixture mesh10x10 before and after OpenSM rerouted around 4,4:x+.
   // Hand count: only the two end switches change their entries for the
