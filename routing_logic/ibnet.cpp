@@ -19,6 +19,7 @@ struct Record {
   std::uint64_t guid;
   int ports;
   int line;
+  std::uint64_t port_guid = 0;  // an HCA's port GUID ("[1](guid)"), 0 when not given
 };
 struct Wire {
   int owner;  // record index
@@ -71,18 +72,19 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
     return std::string(*name);
   };
   // An optional "(hexguid)" after a port number (ibnetdiscover's port GUID).
-  auto port_guid = [&](Scanner& sc) {
-    if (!sc.eat("(")) return;
+  auto port_guid = [&](Scanner& sc) -> std::uint64_t {
+    if (!sc.eat("(")) return 0;
     const std::string_view d = sc.digits(true);
-    if (!parse_unsigned(d, 16, UINT64_MAX) || !sc.eat(")"))
-      here(fmt::format("expected a port GUID as (hexdigits), got '({}'", shown(d)));
+    const auto g = parse_unsigned(d, 16, UINT64_MAX);
+    if (!g || !sc.eat(")")) here(fmt::format("expected a port GUID as (hexdigits), got '({}'", shown(d)));
+    return *g;
   };
   while (lines.next(&raw)) {
     std::string_view comment;
     Scanner sc(without_comment(raw, &comment));
     if (sc.at_end()) continue;
-    static constexpr std::string_view kIds[] = {"vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=",
-                                                "routerguid="};
+    static constexpr std::string_view kIds[] = {
+        "vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid=", "routerguid="};
     bool id_line = false;
     for (const std::string_view id : kIds) {
       if (!sc.eat(id)) continue;
@@ -127,7 +129,7 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
       if (!sc.eat("]")) here("expected ']' after the port number");
       if (port > recs.back().ports)
         here(fmt::format("port {} of '{}' out of range, allowed 1..{}", port, recs.back().name, recs.back().ports));
-      port_guid(sc);
+      if (const std::uint64_t g = port_guid(sc); g != 0 && !recs.back().is_switch) recs.back().port_guid = g;
       sc.skip_blanks();
       std::string peer = quoted(sc, "peer name");
       sc.skip_blanks();
@@ -139,9 +141,10 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
     } else if (sc.eat("Rt")) {
       here("router nodes (Rt) are not supported: ftsim fabrics hold switches and HCAs only");
     } else {
-      here(fmt::format("not understood: '{}' (expected 'Switch P \"name\"', 'Hca P \"name\"', 'Ca P \"name\"', "
-                       "'[port] \"peer\"[port]' or an ibnetdiscover id line such as 'switchguid=0x...')",
-                       shown(raw)));
+      here(
+          fmt::format("not understood: '{}' (expected 'Switch P \"name\"', 'Hca P \"name\"', 'Ca P \"name\"', "
+                      "'[port] \"peer\"[port]' or an ibnetdiscover id line such as 'switchguid=0x...')",
+                      shown(raw)));
     }
   }
   std::map<std::string, int> by_name;
@@ -170,6 +173,7 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
       index[i] = static_cast<int>(hcas.size());
       hcas.push_back(hca_by_desc ? r.desc : r.name);
       m_node_guids.push_back(r.guid);
+      m_node_port_guids.push_back(r.port_guid);
     }
   }
   if (switches.empty()) throw ConfigError(fmt::format("{}: no Switch record", source));
@@ -282,8 +286,7 @@ LinkId IbNetTopology::parse_link(const std::string& label) const {
   const int port = static_cast<int>(*port_number) - 1;
   if (r == kNone) throw ConfigError(fmt::format("link '{}': no switch '{}' in {}", shown(label), shown(name), spec()));
   if (port < 0 || port >= radix(r) || peer(r, port).kind == PortPeer::Kind::kUnconnected)
-    throw ConfigError(
-        fmt::format("link '{}': port {} of '{}' is not connected in {}", label, port + 1, name, spec()));
+    throw ConfigError(fmt::format("link '{}': port {} of '{}' is not connected in {}", label, port + 1, name, spec()));
   const PortPeer& pp = peer(r, port);
   if (!rest.empty()) {
     const std::string far =

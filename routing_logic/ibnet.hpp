@@ -59,6 +59,11 @@ class IbNetTopology : public Topology {
   std::uint64_t node_guid(NodeId n) const {
     return m_node_guids.empty() ? 0 : m_node_guids[static_cast<std::size_t>(n)];
   }
+  /// HCA n's port GUID (ibnetdiscover's "[1](guid)"; an InfiniBand LFT dump
+  /// names HCAs by it), 0 when the file does not give it.
+  std::uint64_t node_port_guid(NodeId n) const {
+    return m_node_port_guids.empty() ? 0 : m_node_port_guids[static_cast<std::size_t>(n)];
+  }
   /// Router or node by name, or kNone.
   RouterId find_router(const std::string& name) const;
   NodeId find_node(const std::string& name) const;
@@ -72,7 +77,7 @@ class IbNetTopology : public Topology {
              const std::vector<std::array<int, 3>>& hca_links);
   std::string m_spec;
   std::vector<std::string> m_router_names, m_node_names;
-  std::vector<std::uint64_t> m_router_guids, m_node_guids;
+  std::vector<std::uint64_t> m_router_guids, m_node_guids, m_node_port_guids;
   std::map<std::string, RouterId> m_router_by_name;
   std::map<std::string, NodeId> m_node_by_name;
 };

@@ -174,9 +174,13 @@ std::size_t LftSet::entries() const {
 
 namespace {
 
+const routing::IbNetTopology* ibnet_of(const routing::Topology& topo) {
+  if (const auto* s = dynamic_cast<const routing::SwitchEndpointTopology*>(&topo)) return ibnet_of(s->base());
+  return dynamic_cast<const routing::IbNetTopology*>(&topo);
+}
+
 bool named_fabric(const routing::Topology& topo) {
-  if (const auto* s = dynamic_cast<const routing::SwitchEndpointTopology*>(&topo)) return named_fabric(s->base());
-  return dynamic_cast<const routing::IbNetTopology*>(&topo) != nullptr;
+  return ibnet_of(topo) != nullptr;
 }
 
 std::string underscores(std::string s) {
@@ -222,12 +226,38 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   for (routing::RouterId r = 0; r < topo.num_routers(); ++r) routers[switch_name(topo, r)] = r;
   for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
     if (!topo.is_switch_endpoint(n)) nodes[hca_name(topo, n)] = n;
+  // A fabric read from ibnetdiscover output knows its GUIDs: switches and
+  // HCAs are matched by GUID (switch GUID; HCA port or node GUID) before
+  // names, so a dump whose node descriptions differ still places (issue 50).
+  std::map<std::uint64_t, routing::RouterId> router_by_guid;
+  std::map<std::uint64_t, routing::NodeId> node_by_guid;
+  if (const auto* ib = ibnet_of(topo)) {
+    for (routing::RouterId r = 0; r < ib->num_routers(); ++r)
+      if (ib->router_guid(r) != 0) router_by_guid[ib->router_guid(r)] = r;
+    for (routing::NodeId n = 0; n < ib->num_nodes(); ++n) {
+      if (ib->node_port_guid(n) != 0) node_by_guid[ib->node_port_guid(n)] = n;
+      if (ib->node_guid(n) != 0) node_by_guid.emplace(ib->node_guid(n), n);
+    }
+  }
+  auto find_router = [&](const std::string& name, std::uint64_t guid) -> routing::RouterId {
+    if (const auto g = router_by_guid.find(guid); guid != 0 && g != router_by_guid.end()) return g->second;
+    const auto it = routers.find(name);
+    return it == routers.end() ? routing::kNone : it->second;
+  };
   std::vector<int> node_lid(static_cast<std::size_t>(topo.num_nodes()), 0);
   // Switch endpoints (SwitchEndpointTopology): the switch's own LID, which
   // its own table sends to port 0 (the endpoint's "self" port here).
+  std::map<routing::RouterId, const SwitchLft*> table_of;
+  for (const SwitchLft& s : lfts.switches) {
+    const routing::RouterId r = find_router(s.name, s.guid);
+    if (r == routing::kNone)
+      throw ConfigError(fmt::format("LFTs: switch '{}' (GUID {:#018x}) is not in {}", s.name, s.guid, topo.spec()));
+    table_of[r] = &s;
+  }
   for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
     if (!topo.is_switch_endpoint(n)) continue;
-    const SwitchLft* s = lfts.find_switch(switch_name(topo, topo.node_router(n)));
+    const auto found = table_of.find(topo.node_router(n));
+    const SwitchLft* s = found == table_of.end() ? nullptr : found->second;
     if (s == nullptr)
       throw ConfigError(
           fmt::format("LFTs: no table for switch '{}' of {}", switch_name(topo, topo.node_router(n)), topo.spec()));
@@ -235,10 +265,15 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   }
   for (const auto& [lid, e] : lfts.lids) {
     if (e.is_switch) continue;
-    const auto it = nodes.find(e.name);
-    if (it == nodes.end())
+    routing::NodeId n = routing::kNone;
+    if (const auto g = node_by_guid.find(e.guid); e.guid != 0 && g != node_by_guid.end()) {
+      n = g->second;
+    } else if (const auto it = nodes.find(e.name); it != nodes.end()) {
+      n = it->second;
+    }
+    if (n == routing::kNone)
       throw ConfigError(fmt::format("LFTs: HCA '{}' (LID {}) is not in {}", e.name, lid, topo.spec()));
-    node_lid[static_cast<std::size_t>(it->second)] = lid;
+    node_lid[static_cast<std::size_t>(n)] = lid;
   }
   for (routing::NodeId n = 0; n < topo.num_nodes(); ++n)
     if (node_lid[static_cast<std::size_t>(n)] == 0)
@@ -247,10 +282,8 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   t.port.assign(static_cast<std::size_t>(topo.num_routers()),
                 std::vector<routing::PortId>(static_cast<std::size_t>(topo.num_nodes()), routing::kNone));
   std::vector<char> covered(static_cast<std::size_t>(topo.num_routers()), 0);
-  for (const SwitchLft& s : lfts.switches) {
-    const auto it = routers.find(s.name);
-    if (it == routers.end()) throw ConfigError(fmt::format("LFTs: switch '{}' is not in {}", s.name, topo.spec()));
-    const routing::RouterId r = it->second;
+  for (const auto& [r, sp] : table_of) {
+    const SwitchLft& s = *sp;
     covered[static_cast<std::size_t>(r)] = 1;
     for (routing::NodeId n = 0; n < topo.num_nodes(); ++n) {
       const auto e = s.port.find(node_lid[static_cast<std::size_t>(n)]);
@@ -386,10 +419,16 @@ std::vector<std::string> cycle_names(const NodeTables& t, const routing::Topolog
 
 LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* topo, const routing::FaultSet& faults) {
   LftDiff d;
+  // Switches are matched by GUID when every switch of both sets has one
+  // (a renamed switch is the same switch), else by name.
+  bool by_guid = true;
+  for (const LftSet* set : {&a, &b})
+    for (const SwitchLft& s : set->switches) by_guid = by_guid && s.guid != 0;
+  auto key = [by_guid](const SwitchLft& s) { return by_guid ? fmt::format("{:#018x}", s.guid) : s.name; };
   std::map<std::string, const SwitchLft*> in_a;
-  for (const SwitchLft& s : a.switches) in_a[s.name] = &s;
+  for (const SwitchLft& s : a.switches) in_a[key(s)] = &s;
   std::map<std::string, const SwitchLft*> in_b;
-  for (const SwitchLft& s : b.switches) in_b[s.name] = &s;
+  for (const SwitchLft& s : b.switches) in_b[key(s)] = &s;
   std::set<std::string> names;
   for (const auto& [n, p] : in_a) names.insert(n);
   for (const auto& [n, p] : in_b) names.insert(n);

@@ -279,6 +279,37 @@ TEST(OpenSmLft, FtsimDorEqualsOpenSmDorEntryForEntry) {
   }
 }
 
+TEST(OpenSmLft, SwitchesAndHcasAreMatchedByGuidWhenTheNamesDiffer) {
+  // Issue 50 item 3: OpenSM's updn dump of ft_small with every node renamed
+  // (descriptions changed, GUIDs kept) must still place on the fabric read
+  // from real ibnetdiscover output (matched by switch GUID and HCA port
+  // GUID), giving the same tables entry for entry, and `lft diff` must see
+  // no change between the two dumps (switches keyed by GUID).
+  const std::string text = fixture("ftsmall-updn/opensm-lfts.dump");
+  std::string renamed = text;
+  for (const std::string n :
+       {"L0", "L1", "L2", "L3", "S0", "S1", "H_0_0", "H_0_1", "H_1_0", "H_1_1", "H_2_0", "H_2_1", "H_3_0", "H_3_1"})
+    for (std::size_t at = 0; (at = renamed.find("'" + n + "'", at)) != std::string::npos; at += n.size() + 6)
+      renamed.replace(at, n.size() + 2, "'node-" + n + "'");
+  ASSERT_NE(renamed, text);
+  const auto a = ftsim::tables::LftSet::parse_dump(text, "a");
+  const auto b = ftsim::tables::LftSet::parse_dump(renamed, "b");
+  const rt::IbNetTopology fabric(fixture("../ibnetdiscover/ft_small.ibnetdiscover"), "ft_small.ibnetdiscover");
+  const auto pa = ftsim::tables::place(a, fabric), pb = ftsim::tables::place(b, fabric);
+  EXPECT_EQ(pa.port, pb.port);
+  int entries = 0;
+  for (const auto& row : pa.port)
+    for (const auto p : row) entries += p != rt::kNone;
+  EXPECT_EQ(entries, 6 * 8);  // every switch has an entry for every HCA
+  const auto d = ftsim::tables::diff_tables(a, b, &fabric, {});
+  EXPECT_EQ(d.entries_changed, 0U);
+  EXPECT_EQ(d.switches_changed, 0U);
+  EXPECT_EQ(d.unrouted_b, d.unrouted_a);
+  // Without GUIDs (the ibsim netfile names the nodes), the renamed dump does not place.
+  const rt::IbNetTopology netfile(fixture("ft_small.net"), "ft_small.net");
+  EXPECT_THROW(ftsim::tables::place(b, netfile), ConfigError);
+}
+
 TEST(OpenSmLft, IbnetFabricFromTheNetfile) {
   // mesh4x4.net: 16 switches and 16 HCAs; 2*4*3 = 24 switch links plus 16
   // HCA links. ftsmall: 4 leaves x 2 HCAs, 2 spines, 8 leaf-spine links.
