@@ -137,7 +137,10 @@ nlohmann::json analyze_fault_tolerance(const FaultToleranceOptions& o) {
   j["results"] = res;
   // n-fault tolerance (section 5.1) is a claim about every combination, so it
   // is stated only for the exhaustive model.
-  if (o.mode == FaultToleranceOptions::Mode::kExhaustive) j["fault_tolerant_up_to"] = tolerant_up_to;
+  // The counts below the analysed range are not known: the degree needs the
+  // range to start at 1 (null otherwise).
+  if (o.mode == FaultToleranceOptions::Mode::kExhaustive)
+    j["fault_tolerant_up_to"] = fmin == 1 ? nlohmann::json(tolerant_up_to) : nlohmann::json(nullptr);
   return j;
 }
 
