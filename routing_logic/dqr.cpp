@@ -221,15 +221,15 @@ PortId Engine::channel_port(int c) const {
   return (c % 2 == 0) ? k.a_port : k.b_port;
 }
 
-std::vector<int> Engine::live_hops(RouterId root, LinkId without) const {
+std::vector<int> Engine::live_hops(RouterId root, LinkId without, RouterId without_switch) const {
   std::vector<int> hops(static_cast<std::size_t>(m_topo.num_routers()), -1);
   std::vector<RouterId> q{root};
   hops[static_cast<std::size_t>(root)] = 0;
   for (std::size_t i = 0; i < q.size(); ++i)
     for (PortId p = 0; p < m_topo.radix(q[i]); ++p) {
       const PortPeer& pp = m_topo.peer(q[i], p);
-      if (pp.kind != PortPeer::Kind::kRouter || pp.link == without || m_dead[static_cast<std::size_t>(pp.link)] ||
-          hops[static_cast<std::size_t>(pp.id)] >= 0)
+      if (pp.kind != PortPeer::Kind::kRouter || pp.link == without || pp.id == without_switch ||
+          m_dead[static_cast<std::size_t>(pp.link)] || hops[static_cast<std::size_t>(pp.id)] >= 0)
         continue;
       hops[static_cast<std::size_t>(pp.id)] = hops[static_cast<std::size_t>(q[i])] + 1;
       q.push_back(pp.id);
@@ -237,21 +237,50 @@ std::vector<int> Engine::live_hops(RouterId root, LinkId without) const {
   return hops;
 }
 
-bool Engine::connected_without(LinkId l) const {
-  const std::vector<int> hops = live_hops(m_topo.node_router(0), l);
+bool Engine::survivors_connected(LinkId without, RouterId without_switch) const {
+  auto gone = [&](RouterId r) { return r == without_switch || m_dead_switch[static_cast<std::size_t>(r)]; };
+  NodeId first = kNone;
+  for (NodeId n = 0; n < m_topo.num_nodes() && first == kNone; ++n)
+    if (!gone(m_topo.node_router(n))) first = n;
+  if (first == kNone) return false;
+  const std::vector<int> hops = live_hops(m_topo.node_router(first), without, without_switch);
   for (NodeId n = 0; n < m_topo.num_nodes(); ++n) {
     const RouterId r = m_topo.node_router(n);
+    if (gone(r)) continue;
     const LinkId nl = m_topo.peer(r, m_topo.node_port(n)).link;
-    if (hops[static_cast<std::size_t>(r)] < 0 || (nl != kNone && (nl == l || m_dead[static_cast<std::size_t>(nl)])))
+    if (hops[static_cast<std::size_t>(r)] < 0 ||
+        (nl != kNone && (nl == without || m_dead[static_cast<std::size_t>(nl)])))
       return false;
   }
   return true;
+}
+
+bool Engine::connected_without(LinkId l) const {
+  return survivors_connected(l, kNone);
+}
+
+bool Engine::connected_without_switch(RouterId r) const {
+  if (r < 0 || r >= m_topo.num_routers() || m_dead_switch[static_cast<std::size_t>(r)]) return false;
+  return survivors_connected(kNone, r);
+}
+
+void Engine::count_changes(const std::vector<std::vector<PortId>>& before, Result& res) const {
+  for (std::size_t r = 0; r < m_tables.size(); ++r) {
+    std::size_t last_block = std::numeric_limits<std::size_t>::max();
+    for (std::size_t n = 0; n < m_tables[r].size(); ++n)
+      if (m_tables[r][n] != before[r][n]) {
+        ++res.entries_changed;
+        res.blocks_changed += (n + 1) / 64 != last_block;
+        last_block = (n + 1) / 64;
+      }
+  }
 }
 
 Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, Layers layers, FlowSet flow_set)
     : m_topo(topo),
       m_tables(std::move(tables)),
       m_dead(static_cast<std::size_t>(topo.num_links()), 0),
+      m_dead_switch(static_cast<std::size_t>(topo.num_routers()), 0),
       m_nodes(static_cast<std::size_t>(topo.num_nodes())),
       m_layers(std::move(layers)),
       m_list(0, {}) {
@@ -287,6 +316,7 @@ Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, La
   } catch (const std::invalid_argument& e) {
     throw ConfigError(fmt::format("dqr: the initial routing is not deadlock-free: {}", e.what()));
   }
+  m_initial = std::make_shared<const Initial>(Initial{m_tables, m_layers.of_flow});
 }
 
 Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt) {
@@ -310,15 +340,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       m_list = before_list;
       m_layers.of_flow = before_layers;
     } else {
-      for (std::size_t r = 0; r < m_tables.size(); ++r) {
-        std::size_t last_block = std::numeric_limits<std::size_t>::max();
-        for (std::size_t n = 0; n < m_tables[r].size(); ++n)
-          if (m_tables[r][n] != before_tables[r][n]) {
-            ++res.entries_changed;
-            res.blocks_changed += (n + 1) / 64 != last_block;
-            last_block = (n + 1) / 64;
-          }
-      }
+      count_changes(before_tables, res);
       if (stretch_flows > 0) res.stretch_mean = stretch_sum / static_cast<double>(stretch_flows);
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -339,7 +361,10 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   if (opt.plugin != Plugin::kNone)
     for (LinkId l : failed) {
       const Link& k = m_topo.link(l);
-      if (k.b_is_node) continue;
+      // A plug-in is a detour around a link between two live switches; a
+      // failed switch's links have none.
+      if (k.b_is_node || m_dead_switch[static_cast<std::size_t>(k.a)] || m_dead_switch[static_cast<std::size_t>(k.b)])
+        continue;
       run_plugin(k.a, k.a_port, opt, res);
       run_plugin(static_cast<RouterId>(k.b), k.b_port, opt, res);
     }
@@ -685,6 +710,189 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   if (const std::size_t u = undelivered_flows(); u > 0)
     return finish(false, fmt::format("{} flows still undelivered", u));
   return finish(true, "");
+}
+
+Result Engine::fail_switch(RouterId r, const Options& opt) {
+  if (r < 0 || r >= m_topo.num_routers())
+    throw ConfigError(fmt::format("dqr: switch {} does not exist (0..{})", r, m_topo.num_routers() - 1));
+  if (m_dead_switch[static_cast<std::size_t>(r)])
+    throw ConfigError(fmt::format("dqr: switch {} has already failed", m_topo.router_label(r)));
+  m_dead_switch[static_cast<std::size_t>(r)] = 1;
+  // Its nodes go with it: their flows are lost, not rerouted.
+  std::size_t lost = 0;
+  if (m_unrouted.empty()) m_unrouted.assign(m_nodes * m_nodes, 0);
+  for (NodeId n = 0; n < m_topo.num_nodes(); ++n) {
+    if (m_topo.node_router(n) != r) continue;
+    for (NodeId o = 0; o < m_topo.num_nodes(); ++o)
+      for (const auto& [a, b] : {std::pair{n, o}, std::pair{o, n}})
+        if (is_flow(a, b)) {
+          m_unrouted[static_cast<std::size_t>(a) * m_nodes + static_cast<std::size_t>(b)] = 1;
+          --m_flow_count;
+          ++lost;
+        }
+  }
+  std::vector<LinkId> links;
+  for (PortId p = 0; p < m_topo.radix(r); ++p) {
+    const LinkId l = m_topo.peer(r, p).link;
+    if (l != kNone && !m_dead[static_cast<std::size_t>(l)]) links.push_back(l);
+  }
+  Result res = reconfigure(links, opt);
+  res.flows_lost = lost;
+  return res;
+}
+
+Result Engine::full_reroute() {
+  const auto t0 = std::chrono::steady_clock::now();
+  Result res;
+  res.full_reroute = true;
+  auto done = [&](std::string why) {
+    res.success = why.empty();
+    res.failure = std::move(why);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  };
+  res.flows_disconnected = undelivered_flows();
+  if (!connected_without(kNone)) {
+    res.disconnected = true;
+    return done("the faults disconnect the fabric");
+  }
+  std::vector<std::vector<PortId>> fresh;
+  try {
+    fresh = updown_tables(m_topo, m_dead, m_dead_switch);
+  } catch (const ConfigError& e) {
+    return done(fmt::format("full reroute (up*/down*): {}", e.what()));
+  }
+  const auto before = m_tables;
+  const auto before_layers = m_layers.of_flow;
+  for (std::size_t r = 0; r < fresh.size(); ++r)
+    if (m_dead_switch[r]) fresh[r] = before[r];  // a failed switch's table is never written
+  m_tables = std::move(fresh);
+  m_layers.of_flow.assign(m_layers.of_flow.size(), 0);
+  if (const std::size_t u = undelivered_flows(); u > 0) {
+    m_tables = before;
+    m_layers.of_flow = before_layers;
+    return done(fmt::format("full reroute (up*/down*) leaves {} flows undelivered", u));
+  }
+  // A static reconfiguration: the old dependencies are gone once the fabric
+  // is drained, so the list restarts from the new ones (acyclic: up*/down*).
+  m_list = ChannelList(m_layers.count * 2 * m_topo.num_links(), traced_dependencies());
+  m_initial = std::make_shared<const Initial>(Initial{m_tables, m_layers.of_flow});
+  count_changes(before, res);
+  return done("");
+}
+
+Result Engine::restore(const std::vector<LinkId>& repaired) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (LinkId l : repaired) {
+    if (l < 0 || l >= m_topo.num_links())
+      throw ConfigError(fmt::format("dqr: link {} does not exist (0..{})", l, m_topo.num_links() - 1));
+    if (!m_dead[static_cast<std::size_t>(l)])
+      throw ConfigError(fmt::format("dqr: link {} has not failed", m_topo.link_label(l)));
+    const Link& k = m_topo.link(l);
+    const bool switch_dead =
+        m_dead_switch[static_cast<std::size_t>(k.a)] || (!k.b_is_node && m_dead_switch[static_cast<std::size_t>(k.b)]);
+    if (switch_dead) throw ConfigError(fmt::format("dqr: link {} belongs to a failed switch", m_topo.link_label(l)));
+  }
+  for (LinkId l : repaired) m_dead[static_cast<std::size_t>(l)] = 0;
+  Result res;
+  const auto before = m_tables;
+  const Initial& init = *m_initial;
+  const auto routers = static_cast<std::size_t>(m_topo.num_routers());
+  auto init_layer = [&](std::size_t s, std::size_t d) {
+    return init.layers.empty() ? 0 : static_cast<int>(init.layers[s * m_nodes + d]);
+  };
+  DestState st;
+  std::vector<int> dist(routers);
+  std::vector<RouterId> walk;
+  for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
+    const auto di = static_cast<std::size_t>(d);
+    if (m_dead_switch[static_cast<std::size_t>(m_topo.node_router(d))]) continue;
+    // Hops from each switch to d over its initial entries and live links
+    // (-1: the initial route breaks), memoised along each walk (-2: on the
+    // walk in progress).
+    std::fill(dist.begin(), dist.end(), -3);
+    for (RouterId r0 = 0; r0 < m_topo.num_routers(); ++r0) {
+      walk.clear();
+      RouterId x = r0;
+      int base = -1;  // the distance of walk.back()
+      for (;;) {
+        int& dx = dist[static_cast<std::size_t>(x)];
+        if (dx != -3) {  // known, or -2: a loop
+          base = dx >= 0 ? dx + 1 : -1;
+          break;
+        }
+        dx = -2;
+        walk.push_back(x);
+        const PortId p = init.tables[static_cast<std::size_t>(x)][di];
+        if (p == kNone || m_dead_switch[static_cast<std::size_t>(x)]) break;
+        const PortPeer& pp = m_topo.peer(x, p);
+        if (pp.link != kNone && m_dead[static_cast<std::size_t>(pp.link)]) break;
+        if (pp.kind == PortPeer::Kind::kNode) {
+          base = pp.id == d ? 0 : -1;
+          break;
+        }
+        if (pp.kind != PortPeer::Kind::kRouter) break;
+        x = pp.id;
+      }
+      for (std::size_t i = walk.size(); i-- > 0;) {
+        dist[static_cast<std::size_t>(walk[i])] = base;
+        base = base >= 0 ? base + 1 : -1;
+      }
+    }
+    dest_state(d, st);
+    bool eligible = true;
+    for (std::size_t r = 0; r < routers && eligible; ++r) eligible = !st.carrier[r] || dist[r] >= 0;
+    for (NodeId s = 0; s < m_topo.num_nodes() && eligible; ++s)
+      eligible = !is_flow(s, d) || m_layers.of(s, d, m_topo.num_nodes()) == init_layer(static_cast<std::size_t>(s), di);
+    std::vector<RouterId> changed;
+    for (std::size_t r = 0; r < routers; ++r)
+      if (!m_dead_switch[r] && dist[r] >= 0 && m_tables[r][di] != init.tables[r][di])
+        changed.push_back(static_cast<RouterId>(r));
+    if (changed.empty()) continue;
+    if (!eligible) {
+      ++res.destinations_kept;
+      continue;
+    }
+    std::vector<char> is_changed(routers, 0);
+    for (RouterId r : changed) is_changed[static_cast<std::size_t>(r)] = 1;
+    // Junction turns: a rerouted hop into a switch about to change, then
+    // that switch's initial hop, in the flow's layer.
+    std::set<std::pair<int, int>> junctions;
+    for (NodeId s = 0; s < m_topo.num_nodes(); ++s) {
+      if (!is_flow(s, d)) continue;
+      const int layer = m_layers.of(s, d, m_topo.num_nodes());
+      follow_tables(m_topo, m_tables, m_dead, m_topo.node_router(s), d, [&](RouterId x, PortId p) {
+        const PortPeer& pp = m_topo.peer(x, p);
+        if (pp.kind != PortPeer::Kind::kRouter || !is_changed[static_cast<std::size_t>(pp.id)]) return;
+        const PortId q = init.tables[static_cast<std::size_t>(pp.id)][di];
+        if (m_topo.peer(pp.id, q).kind != PortPeer::Kind::kRouter) return;
+        junctions.emplace(layered(channel(x, p), layer), layered(channel(pp.id, q), layer));
+      });
+    }
+    const ChannelList saved = m_list;
+    bool refused = false;
+    for (const auto& [u, v] : junctions)
+      if (m_list.enable(u, v) < 0) {
+        refused = true;
+        break;
+      }
+    if (refused) {
+      m_list = saved;
+      ++res.destinations_kept;
+      continue;
+    }
+    std::stable_sort(changed.begin(), changed.end(), [&](RouterId a2, RouterId b2) {
+      return dist[static_cast<std::size_t>(a2)] < dist[static_cast<std::size_t>(b2)];
+    });
+    for (RouterId r : changed) {
+      m_tables[static_cast<std::size_t>(r)][di] = init.tables[static_cast<std::size_t>(r)][di];
+      res.writes.emplace_back(r, d);
+    }
+  }
+  count_changes(before, res);
+  res.success = true;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
 }
 
 void Engine::run_plugin(RouterId u, PortId up, const Options& opt, Result& res) {

@@ -3,6 +3,7 @@
 // the old and new routing functions together stay deadlock-free. Pure C++.
 // Source: dynamic-quick-reconfiguration.txt, sections III and IV-A/IV-B.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,7 +113,19 @@ struct Result {
   std::size_t plugin_detours = 0;  ///< link directions whose plug-in detour was enabled
   std::size_t plugin_refused = 0;  ///< link directions where the plug-in failed (search took over)
   std::size_t flows_moved = 0;     ///< flows (node pairs) moved to another virtual layer
-  double seconds = 0;              ///< wall time of reconfigure()
+  /// fail_switch(): flows (ordered node pairs) to or from the nodes of the
+  /// failed switch, lost with it (no longer flows).
+  std::size_t flows_lost = 0;
+  /// full_reroute(): the tables were recomputed from scratch (up*/down*
+  /// over the survivors) instead of by DQR; a static reconfiguration.
+  bool full_reroute = false;
+  /// restore(): the entries written back, (switch, destination), in the
+  /// order they must be written, and the destinations left rerouted (their
+  /// initial routes still cross a dead link, their flows changed layer, or
+  /// a turn of the transition was refused).
+  std::vector<std::pair<RouterId, NodeId>> writes;
+  std::size_t destinations_kept = 0;
+  double seconds = 0;  ///< wall time of the call
 };
 
 /// The subnet manager's DQR state for one fabric with destination-based
@@ -155,14 +168,64 @@ class Engine {
   /// ConfigError for a link id out of range.
   Result reconfigure(const std::vector<LinkId>& failed, const Options& opt = {});
 
+  /// Fails switch r as one fault event (issue 50 item 5): every link of r
+  /// dies, the nodes attached to r (its HCAs, and its own LID on a
+  /// SwitchEndpointTopology) leave the flow set, their flows counted in
+  /// Result::flows_lost, and every flow that crossed r is rerouted as
+  /// reconfigure() does. On failure the tables stay as before and the
+  /// switch stays failed. Result::disconnected when the surviving switches
+  /// no longer connect the surviving nodes. Throws ConfigError for a switch
+  /// out of range or already failed.
+  Result fail_switch(RouterId r, const Options& opt = {});
+
+  /// The fallback when a DQR variant fails (issue 50 item 5): every table
+  /// recomputed by up*/down* over the live links and switches
+  /// (routing::updown_tables with the fault masks), every flow in virtual
+  /// layer 0, and the channel list rebuilt from the new dependencies alone.
+  /// The old and new dependencies together need not be acyclic, so this is
+  /// a static reconfiguration (the fabric is drained first, as OpenSM's
+  /// own heavy sweep does); Result::full_reroute = true. Fails (tables
+  /// unchanged) when the survivors are disconnected or up*/down* leaves a
+  /// flow undelivered.
+  Result full_reroute();
+
+  /// Repair (issue 50 item 5): the links come back, and each destination d
+  /// whose initial routes (the tables the engine was built with, or the
+  /// last full_reroute()) are live again from every switch that carries d
+  /// traffic now gets its initial entries and flows back, written in order:
+  /// nearest to d on the initial routes first (Result::writes). A switch
+  /// then takes its initial entry only after its initial next hop has, so a
+  /// packet in flight follows its rerouted path until it meets a written
+  /// switch and the initial routes from there: every transient route is a
+  /// rerouted prefix and an initial suffix, loop-free. Their dependencies
+  /// are the old ones, the initial ones (both in the channel list, which
+  /// never forgets one, section IV-A) and one junction turn where the two
+  /// meet; the junction turns are enabled in the channel list like any new
+  /// turn, so the union stays acyclic and the transition deadlock-free (the
+  /// paper's dynamic reconfiguration argument, sections III-IV). A
+  /// destination whose junction turns are refused, whose flows moved layer,
+  /// or whose initial routes still cross a dead link keeps its entries
+  /// (Result::destinations_kept). Writing entries in any other order can
+  /// loop (a switch restored before its next hop): check_transition()
+  /// finds such mixes. Throws ConfigError for a link out of range, one
+  /// that has not failed, or one of a failed switch.
+  Result restore(const std::vector<LinkId>& repaired);
+
   const std::vector<std::vector<PortId>>& tables() const { return m_tables; }
   const ChannelList& channel_list() const { return m_list; }
   /// Every flow's virtual layer, as moved by reconfigurations so far.
   const Layers& layers() const { return m_layers; }
   /// Links marked dead so far (per link, 1 = dead).
   const std::vector<char>& dead_links() const { return m_dead; }
-  /// Would the live links still connect every node's switch without link l?
+  /// Switches failed so far by fail_switch() (per router, 1 = failed).
+  const std::vector<char>& dead_switches() const { return m_dead_switch; }
+  /// Would the live links still connect every live node's switch without
+  /// link l (kNone: as they are)?
   bool connected_without(LinkId l) const;
+  /// Would the survivors stay connected if switch r failed too (its own
+  /// nodes aside)? False when r has already failed or it holds the last
+  /// live nodes.
+  bool connected_without_switch(RouterId r) const;
   /// Channel of the link leaving router r by port p in layer 0, or -1 (node
   /// port, unconnected). Channel id = 2 * link + (r == link.a ? 0 : 1).
   int channel(RouterId r, PortId p) const;
@@ -177,7 +240,14 @@ class Engine {
  private:
   const Topology& m_topo;
   std::vector<std::vector<PortId>> m_tables;
-  std::vector<char> m_dead;  ///< per link
+  std::vector<char> m_dead;         ///< per link
+  std::vector<char> m_dead_switch;  ///< per router
+  /// The initial tables and layers, shared by copies of the engine (restore()).
+  struct Initial {
+    std::vector<std::vector<PortId>> tables;
+    std::vector<std::uint8_t> layers;
+  };
+  std::shared_ptr<const Initial> m_initial;
   std::size_t m_nodes = 0;
   std::vector<char> m_unrouted;  ///< kRouted: per (s, d), 1 = not a flow; empty: every pair
   std::size_t m_flow_count = 0;
@@ -194,7 +264,12 @@ class Engine {
   PortId channel_port(int c) const;
   /// Switch hops from `root` to every switch over live links other than
   /// `without` (-1: unreachable). Breadth-first, O(switches + links).
-  std::vector<int> live_hops(RouterId root, LinkId without) const;
+  std::vector<int> live_hops(RouterId root, LinkId without, RouterId without_switch = kNone) const;
+  /// Do the live links connect every live node's switch, without link
+  /// `without` and switch `without_switch` (and its nodes)?
+  bool survivors_connected(LinkId without, RouterId without_switch) const;
+  /// Entries and 64-entry blocks that differ from `before`, into res.
+  void count_changes(const std::vector<std::vector<PortId>>& before, Result& res) const;
 
   struct DestState;
   /// Routes towards node d under the current tables: per switch, does it

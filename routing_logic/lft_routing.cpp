@@ -82,12 +82,28 @@ std::vector<std::vector<PortId>> deterministic_tables(const RoutingRelation& rel
 }
 
 std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
+  return updown_tables(t, std::vector<char>(static_cast<std::size_t>(t.num_links()), 0),
+                       std::vector<char>(static_cast<std::size_t>(t.num_routers()), 0));
+}
+
+std::vector<std::vector<PortId>> updown_tables(const Topology& t, const std::vector<char>& dead_links,
+                                               const std::vector<char>& dead_switches) {
   const auto routers = static_cast<std::size_t>(t.num_routers());
   constexpr int kInf = std::numeric_limits<int>::max();
+  if (dead_links.size() != static_cast<std::size_t>(t.num_links()) || dead_switches.size() != routers)
+    throw ConfigError(fmt::format("updn: masks for {} links and {} switches, the fabric has {} and {}",
+                                  dead_links.size(), dead_switches.size(), t.num_links(), routers));
+  auto dead_switch = [&](RouterId r) { return dead_switches[static_cast<std::size_t>(r)] != 0; };
+  // A live switch-to-switch hop: both ends and the link alive.
+  auto live_hop = [&](const PortPeer& pp) {
+    return pp.kind == PortPeer::Kind::kRouter && !dead_switch(pp.id) &&
+           (pp.link == kNone || !dead_links[static_cast<std::size_t>(pp.link)]);
+  };
   // Levels from the roots.
   std::vector<int> level(routers, kInf);
   std::vector<RouterId> queue;
   for (RouterId r = 0; r < t.num_routers(); ++r) {
+    if (dead_switch(r)) continue;
     bool has_node = false;
     for (PortId p = 0; p < t.radix(r); ++p) {
       const PortPeer& pp = t.peer(r, p);
@@ -95,13 +111,14 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
     }
     if (!has_node) queue.push_back(r);
   }
-  if (queue.empty()) queue.push_back(0);
+  for (RouterId r = 0; queue.empty() && r < t.num_routers(); ++r)
+    if (!dead_switch(r)) queue.push_back(r);
   for (RouterId r : queue) level[static_cast<std::size_t>(r)] = 0;
   for (std::size_t i = 0; i < queue.size(); ++i) {
     const RouterId r = queue[i];
     for (PortId p = 0; p < t.radix(r); ++p) {
       const PortPeer& pp = t.peer(r, p);
-      if (pp.kind != PortPeer::Kind::kRouter || level[static_cast<std::size_t>(pp.id)] != kInf) continue;
+      if (!live_hop(pp) || level[static_cast<std::size_t>(pp.id)] != kInf) continue;
       level[static_cast<std::size_t>(pp.id)] = level[static_cast<std::size_t>(r)] + 1;
       queue.push_back(pp.id);
     }
@@ -118,6 +135,7 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
   std::vector<PortId> ties;
   for (NodeId d = 0; d < t.num_nodes(); ++d) {
     const RouterId dr = t.node_router(d);
+    if (dead_switch(dr)) continue;
     std::fill(down.begin(), down.end(), kInf);
     down[static_cast<std::size_t>(dr)] = 0;
     std::vector<RouterId> q{dr};
@@ -125,8 +143,7 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
       for (PortId p = 0; p < t.radix(q[i]); ++p) {
         const PortPeer& pp = t.peer(q[i], p);
         // pp.id reaches q[i] by a down hop when q[i] is below it.
-        if (pp.kind != PortPeer::Kind::kRouter || !below(pp.id, q[i]) || down[static_cast<std::size_t>(pp.id)] != kInf)
-          continue;
+        if (!live_hop(pp) || !below(pp.id, q[i]) || down[static_cast<std::size_t>(pp.id)] != kInf) continue;
         down[static_cast<std::size_t>(pp.id)] = down[static_cast<std::size_t>(q[i])] + 1;
         q.push_back(pp.id);
       }
@@ -134,6 +151,12 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
       const auto xi = static_cast<std::size_t>(x);
       auto& entry = out[xi][static_cast<std::size_t>(d)];
       ties.clear();
+      if (dead_switch(x)) {
+        any[xi] = kInf;
+        continue;
+      }
+      if (level[xi] == kInf)
+        throw ConfigError(fmt::format("updn: {} is cut off from the root switches", t.router_label(x)));
       if (x == dr) {
         any[xi] = 0;
         entry = t.node_port(d);
@@ -143,16 +166,14 @@ std::vector<std::vector<PortId>> updown_tables(const Topology& t) {
         any[xi] = down[xi];
         for (PortId p = 0; p < t.radix(x); ++p) {
           const PortPeer& pp = t.peer(x, p);
-          if (pp.kind == PortPeer::Kind::kRouter && below(x, pp.id) &&
-              down[static_cast<std::size_t>(pp.id)] == down[xi] - 1)
+          if (live_hop(pp) && below(x, pp.id) && down[static_cast<std::size_t>(pp.id)] == down[xi] - 1)
             ties.push_back(p);
         }
       } else {
         int best = kInf;
         for (PortId p = 0; p < t.radix(x); ++p) {
           const PortPeer& pp = t.peer(x, p);
-          if (pp.kind != PortPeer::Kind::kRouter || below(x, pp.id) || any[static_cast<std::size_t>(pp.id)] == kInf)
-            continue;
+          if (!live_hop(pp) || below(x, pp.id) || any[static_cast<std::size_t>(pp.id)] == kInf) continue;
           const int a = any[static_cast<std::size_t>(pp.id)] + 1;
           if (a < best) ties.clear();
           if (a <= best) {

@@ -74,4 +74,15 @@ std::vector<std::vector<PortId>> deterministic_tables(const RoutingRelation& rel
 /// ConfigError when a terminal node cannot be reached.
 std::vector<std::vector<PortId>> updown_tables(const Topology& topo);
 
+/// The same over the fabric that survives faults: links with
+/// dead_links[link] != 0 and switches with dead_switches[router] != 0 (and
+/// the nodes attached to them) are left out; the roots are the live
+/// switches without live attached nodes, or the first live switch. Used by
+/// DQR's fallback, a full reroute (docs/reproduction/dqr.md, issue 50 item
+/// 5). Entries of dead switches and for nodes of dead switches are kNone.
+/// Throws ConfigError when a live terminal node cannot be reached, or when
+/// a mask's size differs from the topology's link or switch count.
+std::vector<std::vector<PortId>> updown_tables(const Topology& topo, const std::vector<char>& dead_links,
+                                               const std::vector<char>& dead_switches);
+
 }  // namespace ftsim::routing
