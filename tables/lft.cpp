@@ -459,11 +459,22 @@ LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* t
   const NodeTables ta = place(a, *topo), tb = place(b, *topo);
   std::vector<char> dead(static_cast<std::size_t>(topo->num_links()), 0), none = dead;
   for (routing::LinkId l : faults.links) dead[static_cast<std::size_t>(l)] = 1;
+  std::vector<char> lost(static_cast<std::size_t>(topo->num_routers()), 0);
+  for (routing::RouterId r : faults.routers) {
+    lost[static_cast<std::size_t>(r)] = 1;
+    for (routing::PortId p = 0; p < topo->radix(r); ++p)
+      if (const routing::LinkId l = topo->peer(r, p).link; l != routing::kNone) dead[static_cast<std::size_t>(l)] = 1;
+  }
   double stretch_sum = 0;
   std::size_t stretched = 0;
   for (routing::NodeId s = 0; s < topo->num_nodes(); ++s)
     for (routing::NodeId t = 0; t < topo->num_nodes(); ++t) {
       if (s == t) continue;
+      if (lost[static_cast<std::size_t>(topo->node_router(s))] ||
+          lost[static_cast<std::size_t>(topo->node_router(t))]) {
+        ++d.flows_lost;
+        continue;
+      }
       ++d.flows;
       const auto pa = trace(ta, *topo, none, s, t);
       const auto pb = trace(tb, *topo, dead, s, t);

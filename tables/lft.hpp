@@ -86,6 +86,8 @@ struct LftDiff {
   // table set from s's switch.
   bool traced = false;
   std::size_t flows = 0;
+  /// Pairs with an end on a failed switch (FaultSet::routers): lost, not traced.
+  std::size_t flows_lost = 0;
   std::size_t flows_rerouted = 0;              ///< the switch sequence differs
   std::size_t unrouted_a = 0, unrouted_b = 0;  ///< no entry, a dead link, or a loop
   /// The first 16 unrouted pairs of each set, "SRC -> DST" (HCA or switch names).
@@ -99,7 +101,8 @@ struct LftDiff {
 
 /// Compares A and B switch by switch; with `topo` also traces every flow and
 /// builds both CDGs (one VC) under `faults` (links that B must avoid; a flow
-/// whose path crosses one counts as unrouted). Throws ConfigError when a
+/// whose path crosses one counts as unrouted; a failed switch's links are
+/// avoided too, and pairs with an end on it are lost, not traced). Throws ConfigError when a
 /// set does not place on the topology.
 LftDiff diff_tables(const LftSet& a, const LftSet& b, const routing::Topology* topo, const routing::FaultSet& faults);
 

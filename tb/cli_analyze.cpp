@@ -351,7 +351,17 @@ class DqrCommand final : public Command {
     add_jobs_and_out(dqr, dq.threads, dq_out);
     dqr->add_flag("--quiet", quiet, "no progress or summary");
     dqr->add_flag("--every-single-fault", dq.every_single_fault,
-                  "also fail every link alone and count the successes (the one-fault guarantee)");
+                  "also fail every link (or switch, with --fault-kind switch) alone and count the successes (the "
+                  "one-fault guarantee)");
+    dqr->add_option("--fault-kind", dq.fault_kind,
+                    "link = a switch-to-switch link per fault; switch = a switch with all its links and its nodes "
+                    "(their flows are lost, counted in flows_lost) (default link)")
+        ->check(CLI::IsMember({"link", "switch"}));
+    dqr->add_option("--fallback", dq.fallback,
+                    "when the variant fails: none = the run ends (the paper's P(N)); updn = full reroute by "
+                    "up*/down* over the survivors (a static reconfiguration), counted per point in full_reroutes, "
+                    "and the run goes on (default none)")
+        ->check(CLI::IsMember({"none", "updn"}));
     dqr->add_flag("--check-transition", dq.check_transition,
                   "check every table update under non-atomic writes in any order (acyclic, loop-free, turns only a "
                   "partial write takes): per point transition_acyclic, transition_loop_free, transition_mixed_turns");

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "common/config_error.hpp"
 #include "routing_logic/dqr.hpp"
@@ -33,14 +35,25 @@ std::unique_ptr<ftsim::routing::Topology> lft_fabric(const std::string& spec, co
   return topo;
 }
 
+/// A switch given as the topology's native label (mesh "2,2") or as ibsim
+/// and OpenSM name it (SW_2_2, or the ibnet file's name). Throws ConfigError
+/// naming the switch.
+ftsim::routing::RouterId parse_switch(const ftsim::routing::Topology& topo, const std::string& text) {
+  for (ftsim::routing::RouterId r = 0; r < topo.num_routers(); ++r)
+    if (ftsim::tables::switch_name(topo, r) == text || topo.router_label(r) == text) return r;
+  return topo.parse_router(text);
+}
+
 /// `ftsim lft diff A B`: prints the comparison and optionally writes it as
 /// JSON. Throws ConfigError for unreadable or malformed dumps and unknown
 /// links.
 void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const std::string& lft_topology,
-                      const std::vector<std::string>& lft_faults, const std::string& lft_json,
-                      const std::string& endpoints) {
+                      const std::vector<std::string>& lft_faults, const std::vector<std::string>& failed_switches,
+                      const std::string& lft_json, const std::string& endpoints) {
   if (!lft_json.empty()) ftsim::tb::check_output_file(lft_json, "--json");
   if (!lft_faults.empty() && lft_topology.empty()) throw ftsim::ConfigError("lft diff: --fault needs --topology");
+  if (!failed_switches.empty() && lft_topology.empty())
+    throw ftsim::ConfigError("lft diff: --fail-switch needs --topology");
   const auto a = ftsim::tables::LftSet::load(lft_a);
   const auto b = ftsim::tables::LftSet::load(lft_b);
   std::unique_ptr<ftsim::routing::Topology> topo;
@@ -48,6 +61,7 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
   if (!lft_topology.empty()) {
     topo = lft_fabric(lft_topology, endpoints);
     for (const auto& f : lft_faults) faults.links.push_back(topo->parse_link_any(f));
+    for (const auto& f : failed_switches) faults.routers.push_back(parse_switch(*topo, f));
   }
   const auto d = ftsim::tables::diff_tables(a, b, topo.get(), faults);
   nlohmann::json j = {{"a", lft_a},
@@ -63,7 +77,9 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
     j["topology"] = topo->spec();
     j["endpoints"] = endpoints;
     j["faults"] = lft_faults;
+    j["failed_switches"] = failed_switches;
     j["flows"] = d.flows;
+    j["flows_lost"] = d.flows_lost;
     j["flows_rerouted"] = d.flows_rerouted;
     j["flows_rerouted_fraction"] = d.flows ? static_cast<double>(d.flows_rerouted) / d.flows : 0.0;
     j["unrouted_a"] = d.unrouted_a;
@@ -80,6 +96,9 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
     std::cout << fmt::format("flows rerouted    {} of {} {} pairs ({:.2f}%), unrouted A {} B {}\n", d.flows_rerouted,
                              d.flows, switches ? "endpoint (HCA and switch LID)" : "HCA",
                              d.flows ? 100.0 * d.flows_rerouted / d.flows : 0.0, d.unrouted_a, d.unrouted_b);
+    if (d.flows_lost > 0)
+      std::cout << fmt::format("flows lost        {} (an end on a failed switch: {})\n", d.flows_lost,
+                               fmt::join(failed_switches, ", "));
     for (const auto& [set, pairs] : {std::pair{"A", &d.unrouted_a_pairs}, std::pair{"B", &d.unrouted_b_pairs}})
       if (!pairs->empty())
         std::cout << fmt::format("unrouted {}        {}{}\n", set, fmt::join(*pairs, ", "),
@@ -101,7 +120,8 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
 /// ConfigError for an unknown topology, initial or variant, a link that does
 /// not exist, or a reconfiguration that fails.
 void lft_export_command(const std::string& topology, const std::string& initial, const std::vector<std::string>& faults,
-                        const std::string& variant, const std::string& out, const std::string& endpoints) {
+                        const std::vector<std::string>& failed_switches, const std::string& variant,
+                        const std::string& fallback, const std::string& out, const std::string& endpoints) {
   namespace rt = ftsim::routing;
   const auto topo = lft_fabric(topology, endpoints);
   const bool switch_endpoints = topo->num_nodes() > 0 && topo->is_switch_endpoint(topo->num_nodes() - 1);
@@ -110,21 +130,68 @@ void lft_export_command(const std::string& topology, const std::string& initial,
   ftsim::tables::LftSet like;
   if (initial.rfind("import:", 0) == 0) like = ftsim::tables::LftSet::load(initial.substr(7));
   std::string what = "initial " + initial;
-  if (!faults.empty()) {
+  if (fallback != "none" && fallback != "updn")
+    throw ftsim::ConfigError(fmt::format("--fallback '{}': one of none, updn", fallback));
+  std::vector<rt::RouterId> dead_switches;
+  if (!faults.empty() || !failed_switches.empty()) {
     std::vector<rt::LinkId> links;
     for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
+    for (const auto& f : failed_switches) dead_switches.push_back(parse_switch(*topo, f));
     rt::dqr::Engine engine(*topo, tables, init.layers,
                            switch_endpoints ? rt::dqr::FlowSet::kRouted : rt::dqr::FlowSet::kAllPairs);
-    const auto r = engine.reconfigure(links, rt::dqr::variant_options(variant));
-    if (!r.success)
-      throw ftsim::ConfigError(fmt::format("lft export: DQR {} could not reconfigure around {}: {}", variant,
-                                           fmt::join(faults, ", "), r.failure));
+    const auto opt = rt::dqr::variant_options(variant);
+    std::vector<std::string> events;
+    std::size_t changed = 0;
+    bool rerouted = false;
+    // One event per failed switch, then the links together (as `analyze
+    // dqr` adds them: each reconfiguration starts from the last).
+    auto apply = [&](const rt::dqr::Result& r, const std::string& what) {
+      std::string how = "DQR " + variant;
+      if (!r.success && !r.disconnected && fallback == "updn") {
+        const auto f = engine.full_reroute();
+        if (f.success) {
+          changed += f.entries_changed;
+          rerouted = true;
+          events.push_back(fmt::format("{}: {} failed ({}), full reroute by up*/down*", what, how, r.failure));
+          return;
+        }
+        how += " and the full reroute";
+      }
+      if (!r.success)
+        throw ftsim::ConfigError(
+            fmt::format("lft export: {} could not reconfigure around {}: {}", how, what, r.failure));
+      changed += r.entries_changed;
+      events.push_back(fmt::format("{} by DQR {}", what, variant));
+    };
+    for (std::size_t i = 0; i < dead_switches.size(); ++i)
+      apply(engine.fail_switch(dead_switches[i], opt), "switch " + failed_switches[i]);
+    if (!links.empty()) apply(engine.reconfigure(links, opt), fmt::format("{}", fmt::join(faults, ", ")));
     tables = engine.tables();
-    what += fmt::format(", DQR {} after {} ({} entries changed)", variant, fmt::join(faults, ", "), r.entries_changed);
+    what += fmt::format(", after {} ({} entries changed{})", fmt::join(events, "; "), changed,
+                        rerouted ? "; a full reroute is static: drain the fabric first" : "");
   }
   ftsim::tables::NodeTables nt;
   nt.port = tables;
-  const auto set = ftsim::tables::export_tables(nt, *topo, like);
+  auto set = ftsim::tables::export_tables(nt, *topo, like);
+  if (!dead_switches.empty()) {
+    // A failed switch and its HCAs are gone from the fabric: no live switch
+    // keeps an entry for their LIDs. The failed switch's own table stays as
+    // it was last programmed (it names those LIDs; no SM can reach it).
+    std::set<std::string> lost_names;
+    for (rt::RouterId r : dead_switches) lost_names.insert(ftsim::tables::switch_name(*topo, r));
+    for (rt::NodeId n = 0; n < topo->num_nodes(); ++n)
+      if (!topo->is_switch_endpoint(n) &&
+          std::find(dead_switches.begin(), dead_switches.end(), topo->node_router(n)) != dead_switches.end())
+        lost_names.insert(ftsim::tables::hca_name(*topo, n));
+    std::set<int> lost_lids;
+    for (const auto& [lid, e] : set.lids)
+      if (lost_names.count(e.name)) lost_lids.insert(lid);
+    for (const auto& sw : set.switches)
+      if (lost_names.count(sw.name)) lost_lids.insert(sw.lid);
+    for (auto& sw : set.switches)
+      if (!lost_names.count(sw.name))
+        for (int lid : lost_lids) sw.port.erase(lid);
+  }
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw ftsim::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
@@ -149,19 +216,22 @@ class LftDiffCommand final : public Command {
     m_app->add_option("--fault", m_faults,
                       "a failed link B must avoid (native label, e.g. 4,4:x+ or SW_4_4[2]); "
                       "repeatable; needs --topology");
+    m_app->add_option("--fail-switch", m_failed_switches,
+                      "a failed switch (native label or switch name, e.g. 2,2, SW_2_2 or S0): B avoids its links, and "
+                      "pairs with an end on it are lost (flows_lost), not traced; repeatable; needs --topology");
     m_app->add_option("--json", m_json, "also write the figures as JSON to this file");
     m_app->add_option("--endpoints", m_endpoints,
                       "all (default): trace every LID, switches' own (port 0) included, on fat trees and other "
                       "indirect fabrics; hca: HCA LIDs only");
   }
   int execute() override {
-    lft_diff_command(m_a, m_b, m_topology, m_faults, m_json, m_endpoints);
+    lft_diff_command(m_a, m_b, m_topology, m_faults, m_failed_switches, m_json, m_endpoints);
     return 0;
   }
 
  private:
   std::string m_a, m_b, m_topology, m_json, m_endpoints = "all";
-  std::vector<std::string> m_faults;
+  std::vector<std::string> m_faults, m_failed_switches;
 };
 
 class LftNetfileCommand final : public Command {
@@ -192,7 +262,13 @@ class LftExportCommand final : public Command {
     m_app->add_option("--topology", m_topology, "mesh:KxK, torus:KxK, fat-tree2:L,S,H or ibnet:FILE.net")->required();
     m_app->add_option("--initial", m_initial, "dor, updn, lash or import:DIR (default dor)");
     m_app->add_option("--fault", m_faults, "a failed link (repeatable): reconfigure with DQR around it");
-    m_app->add_option("--variant", m_variant, "DQR variant for --fault (default lr-path)");
+    m_app->add_option("--fail-switch", m_failed_switches,
+                      "a failed switch (native label or switch name; repeatable): one fault event each, its HCAs "
+                      "and its own LID leave every table");
+    m_app->add_option("--variant", m_variant, "DQR variant for --fault and --fail-switch (default lr-path)");
+    m_app->add_option("--fallback", m_fallback,
+                      "when DQR fails: none = exit 2 (default); updn = full reroute by up*/down* over the survivors "
+                      "(a static reconfiguration: the fabric must be drained first)");
     m_app->add_option("--out", m_out, "output folder")->required();
     m_app->add_option("--endpoints", m_endpoints,
                       "all (default): route every LID, switches' own (port 0) included, around the faults on fat "
@@ -200,13 +276,13 @@ class LftExportCommand final : public Command {
                       "imported tables (they may point at a dead port)");
   }
   int execute() override {
-    lft_export_command(m_topology, m_initial, m_faults, m_variant, m_out, m_endpoints);
+    lft_export_command(m_topology, m_initial, m_faults, m_failed_switches, m_variant, m_fallback, m_out, m_endpoints);
     return 0;
   }
 
  private:
-  std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_out, m_endpoints = "all";
-  std::vector<std::string> m_faults;
+  std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_fallback = "none", m_out, m_endpoints = "all";
+  std::vector<std::string> m_faults, m_failed_switches;
 };
 
 }  // namespace

@@ -64,7 +64,8 @@ struct Point {
   int successes = 0;
   double flows_fraction = 0, entries = 0, blocks = 0, turns = 0, moved_turns = 0, channels = 0, stretch = 0;
   int stretch_count = 0;
-  double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0, flows_moved = 0;
+  double stretch_max = 0, seconds = 0, seconds_max = 0, plugin_refused = 0, flows_moved = 0, flows_lost = 0;
+  int full_reroutes = 0, runs_routed = 0;
   int transition_acyclic = 0, transition_loop_free = 0;
   double transition_mixed = 0;
   void add(const rt::dqr::Result& r, double flows, const rt::dqr::TransitionCheck* chk) {
@@ -87,8 +88,13 @@ struct Point {
     seconds_max = std::max(seconds_max, r.seconds);
     plugin_refused += static_cast<double>(r.plugin_refused);
     flows_moved += static_cast<double>(r.flows_moved);
+    flows_lost += static_cast<double>(r.flows_lost);
   }
 };
+
+/// One fault of a run with a fallback: DQR reconfigured it, the full reroute
+/// did, or neither (the run ends).
+enum class Outcome : char { kDqr, kFullReroute, kEnded };
 
 }  // namespace
 
@@ -124,6 +130,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   }
   if (opt.endpoints != "hca" && opt.endpoints != "all")
     throw ftsim::ConfigError(fmt::format("--endpoints '{}': one of hca, all", opt.endpoints));
+  if (opt.fault_kind != "link" && opt.fault_kind != "switch")
+    throw ftsim::ConfigError(fmt::format("--fault-kind '{}': one of link, switch", opt.fault_kind));
+  if (opt.fallback != "none" && opt.fallback != "updn")
+    throw ftsim::ConfigError(fmt::format("--fallback '{}': one of none, updn", opt.fallback));
+  const bool switch_faults = opt.fault_kind == "switch";
+  const bool fallback = opt.fallback == "updn";
   const bool switch_endpoints = opt.endpoints == "all";
   std::unique_ptr<rt::Topology> topo = rt::make_topology(opt.topology);
   if (switch_endpoints) topo = std::make_unique<rt::SwitchEndpointTopology>(std::move(topo));
@@ -135,9 +147,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   std::vector<rt::LinkId> switch_links;
   for (rt::LinkId l = 0; l < topo->num_links(); ++l)
     if (!topo->link(l).b_is_node) switch_links.push_back(l);
-  if (static_cast<std::size_t>(opt.max_faults) > switch_links.size())
+  if (!switch_faults && static_cast<std::size_t>(opt.max_faults) > switch_links.size())
     throw ftsim::ConfigError(fmt::format("--faults 1..{}: {} has {} switch-to-switch links; at most 1..{}",
                                          opt.max_faults, topo->spec(), switch_links.size(), switch_links.size()));
+  if (switch_faults && opt.max_faults >= topo->num_routers())
+    throw ftsim::ConfigError(fmt::format("--faults 1..{} with --fault-kind switch: {} has {} switches; at most 1..{}",
+                                         opt.max_faults, topo->spec(), topo->num_routers(), topo->num_routers() - 1));
   const double flows = static_cast<double>(prototype.flow_count());
   const auto wall0 = std::chrono::steady_clock::now();
   const std::uint64_t total_runs = static_cast<std::uint64_t>(opt.runs) * variants.size();
@@ -153,6 +168,8 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   out["max_faults"] = opt.max_faults;
   out["check_transition"] = opt.check_transition;
   out["endpoints"] = opt.endpoints;
+  out["fault_kind"] = opt.fault_kind;
+  out["fallback"] = opt.fallback;
   out["nodes"] = topo->num_nodes();
   out["flows"] = static_cast<std::uint64_t>(flows);
   out["links"] = switch_links.size();
@@ -166,21 +183,30 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     // the workers finish, so the figures do not depend on the thread count.
     std::vector<std::vector<rt::dqr::Result>> per_run(static_cast<std::size_t>(opt.runs));
     std::vector<std::vector<rt::dqr::TransitionCheck>> per_run_check(static_cast<std::size_t>(opt.runs));
+    std::vector<std::vector<Outcome>> per_run_outcome(static_cast<std::size_t>(opt.runs));
     auto worker = [&] {
       for (int run = next_run++; run < opt.runs; run = next_run++) {
         std::seed_seq seq{static_cast<std::uint32_t>(opt.seed), static_cast<std::uint32_t>(opt.seed >> 32),
                           static_cast<std::uint32_t>(run)};
         std::mt19937_64 rng(seq);
         rt::dqr::Engine eng = prototype;
+        bool clean = true;  // no fallback yet: DQR's own P(N)
         for (int f = 0; f < opt.max_faults; ++f) {
-          std::vector<rt::LinkId> live;
-          for (rt::LinkId l : switch_links)
-            if (!eng.dead_links()[static_cast<std::size_t>(l)]) live.push_back(l);
-          rt::LinkId pick = rt::kNone;
+          // Draw a live link (or switch) whose loss keeps the survivors
+          // connected; drop a candidate that would not.
+          std::vector<int> live;
+          if (switch_faults) {
+            for (rt::RouterId r = 0; r < topo->num_routers(); ++r)
+              if (!eng.dead_switches()[static_cast<std::size_t>(r)]) live.push_back(r);
+          } else {
+            for (rt::LinkId l : switch_links)
+              if (!eng.dead_links()[static_cast<std::size_t>(l)]) live.push_back(l);
+          }
+          int pick = rt::kNone;
           while (!live.empty() && pick == rt::kNone) {
             std::uniform_int_distribution<std::size_t> u(0, live.size() - 1);
             const std::size_t i = u(rng);
-            if (eng.connected_without(live[i])) {
+            if (switch_faults ? eng.connected_without_switch(live[i]) : eng.connected_without(live[i])) {
               pick = live[i];
             } else {
               live[i] = live.back();
@@ -194,12 +220,25 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
             tables_before = eng.tables();
             layers_before = eng.layers();
           }
-          const auto r = eng.reconfigure({pick}, variants[vi]);
-          if (!r.success) break;
-          per_run[static_cast<std::size_t>(run)].push_back(r);
-          if (opt.check_transition)
-            per_run_check[static_cast<std::size_t>(run)].push_back(rt::dqr::check_transition(
-                *topo, tables_before, eng.tables(), eng.dead_links(), layers_before, eng.layers(), eng.not_flows()));
+          const auto r = switch_faults ? eng.fail_switch(pick, variants[vi]) : eng.reconfigure({pick}, variants[vi]);
+          auto& outcome = per_run_outcome[static_cast<std::size_t>(run)];
+          if (r.success) {
+            outcome.push_back(Outcome::kDqr);
+            if (clean) {
+              per_run[static_cast<std::size_t>(run)].push_back(r);
+              if (opt.check_transition)
+                per_run_check[static_cast<std::size_t>(run)].push_back(
+                    rt::dqr::check_transition(*topo, tables_before, eng.tables(), eng.dead_links(), layers_before,
+                                              eng.layers(), eng.not_flows()));
+            }
+            continue;
+          }
+          clean = false;
+          if (!fallback || !eng.full_reroute().success) {
+            outcome.push_back(Outcome::kEnded);
+            break;
+          }
+          outcome.push_back(Outcome::kFullReroute);
         }
         const int d = ++done;
         if (opt.progress) {
@@ -213,9 +252,14 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
-    for (std::size_t run = 0; run < per_run.size(); ++run)
+    for (std::size_t run = 0; run < per_run.size(); ++run) {
       for (std::size_t f = 0; f < per_run[run].size(); ++f)
         total[f].add(per_run[run][f], flows, opt.check_transition ? &per_run_check[run][f] : nullptr);
+      for (std::size_t f = 0; f < per_run_outcome[run].size(); ++f) {
+        total[f].full_reroutes += per_run_outcome[run][f] == Outcome::kFullReroute;
+        total[f].runs_routed += per_run_outcome[run][f] != Outcome::kEnded;
+      }
+    }
     nlohmann::json v;
     v["variant"] = opt.variants[vi];
     v["points"] = nlohmann::json::array();
@@ -236,7 +280,12 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
                              {"seconds_mean", p.seconds / k},
                              {"seconds_max", p.seconds_max},
                              {"plugin_refused", p.plugin_refused / k},
-                             {"flows_moved", p.flows_moved / k}});
+                             {"flows_moved", p.flows_moved / k},
+                             {"flows_lost", p.flows_lost / k}});
+      if (fallback) {
+        v["points"].back()["full_reroutes"] = p.full_reroutes;
+        v["points"].back()["runs_routed"] = p.runs_routed;
+      }
       if (opt.check_transition) {
         auto& pt = v["points"].back();
         pt["transition_acyclic"] = p.transition_acyclic / k;
@@ -245,12 +294,22 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
       }
     }
     if (opt.every_single_fault) {
+      // Every switch-to-switch link (or every switch) alone, from the
+      // initial tables; one whose loss disconnects the survivors is skipped.
+      std::vector<int> items;
+      if (switch_faults) {
+        for (rt::RouterId r = 0; r < topo->num_routers(); ++r)
+          if (prototype.connected_without_switch(r)) items.push_back(r);
+      } else {
+        items.assign(switch_links.begin(), switch_links.end());
+      }
       std::atomic<std::size_t> next{0};
-      std::vector<char> ok(switch_links.size(), 0);
+      std::vector<char> ok(items.size(), 0);
       auto single = [&] {
-        for (std::size_t i = next++; i < switch_links.size(); i = next++) {
+        for (std::size_t i = next++; i < items.size(); i = next++) {
           rt::dqr::Engine eng = prototype;
-          ok[i] = eng.reconfigure({switch_links[i]}, variants[vi]).success;
+          ok[i] = (switch_faults ? eng.fail_switch(items[i], variants[vi]) : eng.reconfigure({items[i]}, variants[vi]))
+                      .success;
         }
       };
       pool.clear();
@@ -260,9 +319,11 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
       std::size_t succeeded = 0;
       for (std::size_t i = 0; i < ok.size(); ++i) {
         succeeded += ok[i];
-        if (!ok[i] && failed.size() < 50) failed.push_back(topo->link_label(switch_links[i]));
+        if (!ok[i] && failed.size() < 50)
+          failed.push_back(switch_faults ? topo->router_label(items[i]) : topo->link_label(items[i]));
       }
-      v["single_faults"] = {{"links", switch_links.size()}, {"succeeded", succeeded}, {"failed", failed}};
+      v["single_faults"] = {
+          {switch_faults ? "switches" : "links", items.size()}, {"succeeded", succeeded}, {"failed", failed}};
     }
     out["variants"].push_back(v);
   }

@@ -61,6 +61,15 @@ struct DqrAnalysisOptions {
   /// initial tables route, dqr::FlowSet::kRouted). Section V's fat tree
   /// "with switch-to-switch paths".
   std::string endpoints = "hca";
+  /// What one fault is: "link" (a switch-to-switch link) or "switch" (a
+  /// switch with all its links and its nodes, dqr::Engine::fail_switch;
+  /// issue 50 item 5). A draw that would disconnect the survivors is
+  /// redrawn either way.
+  std::string fault_kind = "link";
+  /// When a variant fails: "none" (the run ends, the paper's P(N)) or
+  /// "updn" (dqr::Engine::full_reroute, a static reconfiguration by
+  /// up*/down*, counted per point in full_reroutes; the run goes on).
+  std::string fallback = "none";
 };
 
 /// Runs the analysis. Each run r draws its faults from a generator seeded
@@ -74,9 +83,15 @@ struct DqrAnalysisOptions {
 /// turns_moved, channels_moved, stretch_mean, stretch_max, seconds_mean,
 /// seconds_max, plugin_refused, flows_moved, and with check_transition
 /// transition_acyclic, transition_loop_free (shares of the successful
-/// reconfigurations, 0..1) and transition_mixed_turns (mean)}], single_faults: {links, succeeded,
-/// failed: [link labels, at most 50]} with every_single_fault}], wall_seconds}; cost figures are means
-/// over the successful reconfigurations at that fault count. Throws
+/// reconfigurations, 0..1) and transition_mixed_turns (mean), flows_lost
+/// (mean flows lost with a failed switch), and with fallback "updn"
+/// full_reroutes (runs whose fault N needed the full reroute) and
+/// runs_routed (runs with a working routing after fault N, by DQR or the
+/// fallback)}], single_faults: {links (or switches), succeeded, failed:
+/// [labels, at most 50]} with every_single_fault}], fault_kind, fallback,
+/// wall_seconds}; success_probability stays DQR's alone (every fault 1..N
+/// reconfigured without a fallback); cost figures are means over those
+/// successful reconfigurations at that fault count. Throws
 /// ConfigError for a bad topology, initial routing, variant or range.
 nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt);
 

@@ -1,0 +1,101 @@
+// `ftsim analyze dqr` and `ftsim lft` with switch faults and the full-reroute
+// fallback (issue 50 item 5), against hand counts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "cli_support.hpp"
+
+using namespace ftsim_cli_test;  // NOLINT(google-build-using-namespace)
+
+namespace {
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream f(path);
+  nlohmann::json j;
+  f >> j;
+  return j;
+}
+}  // namespace
+
+TEST(CliDqr, SwitchFaultsLoseTheirHostsFlowsAndTheFallbackKeepsEveryRunRouted) {
+  // 10x10 XY mesh, one HCA per switch. The f-th failed switch takes the
+  // ordered pairs of its HCA with the 100 - f others alive before it:
+  // 2 (100 - f) flows lost. Every single switch fault: DQR reroutes around
+  // the 36 border switches (4 x 10 - 4) and, as measured, around none of
+  // the 64 interior ones, which need the fallback; it keeps every run
+  // routed.
+  const std::string d = tmpdir("dqr_switch");
+  const Result r =
+      run("analyze dqr --topology mesh:10x10 --initial dor --variant lr-path --fault-kind switch "
+          "--fallback updn --faults 1..3 --runs 20 --every-single-fault --quiet --out " +
+          d + "/sw.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(d + "/sw.json");
+  EXPECT_EQ(j["fault_kind"], "switch");
+  EXPECT_EQ(j["fallback"], "updn");
+  const auto& v = j["variants"][0];
+  const auto& single = v["single_faults"];
+  EXPECT_EQ(single["switches"].get<int>(), 100);
+  EXPECT_EQ(single["succeeded"].get<int>(), 36);
+  for (const auto& label : single["failed"]) {
+    const std::string s = label.get<std::string>();
+    const int x = std::stoi(s.substr(0, s.find(','))), y = std::stoi(s.substr(s.find(',') + 1));
+    EXPECT_TRUE(x > 0 && x < 9 && y > 0 && y < 9) << s << " is a border switch";
+  }
+  int f = 1;
+  for (const auto& p : v["points"]) {
+    if (p["successes"].get<int>() > 0) {
+      EXPECT_DOUBLE_EQ(p["flows_lost"].get<double>(), 2.0 * (100 - f));
+    }
+    EXPECT_EQ(p["runs_routed"].get<int>(), 20) << "fault " << f;
+    EXPECT_GT(p["full_reroutes"].get<int>(), 0) << "fault " << f;
+    ++f;
+  }
+  // The first fault: DQR alone tolerates it exactly when the switch drawn
+  // is on the border, so every run either succeeded or fell back.
+  EXPECT_EQ(v["points"][0]["successes"].get<int>() + v["points"][0]["full_reroutes"].get<int>(), 20);
+  EXPECT_EQ(run("analyze dqr --topology mesh:4x4 --fault-kind node --out " + d + "/x.json").code, 2);
+  EXPECT_EQ(run("analyze dqr --topology mesh:4x4 --fault-kind switch --faults 1..16 --out " + d + "/x.json").code, 2);
+}
+
+TEST(CliDqr, LftExportAroundAFailedSwitchDropsItsLidsEverywhere) {
+  // 10x10 mesh with OpenSM's LIDs; switch 0,4 (on the border) fails. Its
+  // HCA pairs with the 99 others both ways: 198 flows lost. Every one of
+  // the 99 live switches drops its entries for two LIDs (H_0_4_0 and
+  // SW_0_4); each entry DQR rewrites counts twice (a mesh switch's LID is
+  // routed like its HCA's): 2 E + 198 entries changed, with E from the
+  // export's summary. Interior switch 4,4 fails DQR (exit 2) unless the
+  // fallback reroutes it.
+  const std::string f = std::string(FTSIM_SOURCE_DIR) + "/tests/fixtures/opensm/";
+  const std::string d = tmpdir("lft_switch");
+  Result r = run("lft export --topology mesh:10x10 --initial import:" + f +
+                 "mesh10x10-dor-initial --fail-switch 0,4 --out " + d + "/a");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m, std::regex(R"(\((\d+) entries changed)"))) << r.output;
+  const int dqr_entries = std::stoi(m[1]);
+  EXPECT_GT(dqr_entries, 0);
+  r = run("lft diff " + f + "mesh10x10-dor-initial " + d + "/a --topology mesh:10x10 --fail-switch SW_0_4 --json " + d +
+          "/a.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(d + "/a.json");
+  EXPECT_EQ(j["flows_lost"].get<int>(), 198);
+  EXPECT_EQ(j["flows"].get<int>(), 99 * 98);
+  EXPECT_EQ(j["unrouted_b"].get<int>(), 0);
+  EXPECT_TRUE(j["cdg_acyclic_b"].get<bool>());
+  EXPECT_EQ(j["entries_changed"].get<int>(), 2 * dqr_entries + 198);
+  EXPECT_EQ(run("lft export --topology mesh:10x10 --fail-switch 4,4 --out " + d + "/b").code, 2);
+  r = run("lft export --topology mesh:10x10 --fail-switch 4,4 --fallback updn --out " + d + "/b");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("full reroute by up*/down*"), std::string::npos) << r.output;
+  r = run("lft diff " + f + "mesh10x10-dor-initial " + d + "/b --topology mesh:10x10 --fail-switch 4,4 --json " + d +
+          "/b.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(read_json(d + "/b.json")["unrouted_b"].get<int>(), 0);
+  EXPECT_TRUE(read_json(d + "/b.json")["cdg_acyclic_b"].get<bool>());
+  EXPECT_EQ(run("lft export --topology mesh:10x10 --fail-switch 12,4 --out " + d + "/c").code, 2);
+  EXPECT_EQ(run("lft diff " + d + "/a " + d + "/b --fail-switch 4,4").code, 2);  // needs --topology
+}
