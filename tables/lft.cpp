@@ -302,6 +302,7 @@ NodeTables place(const LftSet& lfts, const routing::Topology& topo) {
   for (routing::RouterId r = 0; r < topo.num_routers(); ++r)
     if (!covered[static_cast<std::size_t>(r)])
       throw ConfigError(fmt::format("LFTs: no table for switch '{}' of {}", switch_name(topo, r), topo.spec()));
+  t.lid = node_lid;
   return t;
 }
 

@@ -62,6 +62,8 @@ struct LftSet {
 /// router "a,b" and HCA "H_a_b_0" is that router's node.
 struct NodeTables {
   std::vector<std::vector<routing::PortId>> port;  ///< [router][node]
+  /// place(): each node's LID in the dump (a switch endpoint: its switch's LID).
+  std::vector<int> lid;
 };
 
 /// Throws ConfigError naming the first switch or HCA of the dump that the

@@ -12,6 +12,7 @@
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/switch_endpoints.hpp"
 #include "tables/lft.hpp"
+#include "tables/path_sl.hpp"
 #include "tb/cli_commands.hpp"
 #include "tb/dqr_analysis.hpp"
 #include "tb/output_files.hpp"
@@ -133,6 +134,7 @@ void lft_export_command(const std::string& topology, const std::string& initial,
   if (fallback != "none" && fallback != "updn")
     throw ftsim::ConfigError(fmt::format("--fallback '{}': one of none, updn", fallback));
   std::vector<rt::RouterId> dead_switches;
+  rt::dqr::Layers layers = init.layers;
   if (!faults.empty() || !failed_switches.empty()) {
     std::vector<rt::LinkId> links;
     for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
@@ -167,6 +169,7 @@ void lft_export_command(const std::string& topology, const std::string& initial,
       apply(engine.fail_switch(dead_switches[i], opt), "switch " + failed_switches[i]);
     if (!links.empty()) apply(engine.reconfigure(links, opt), fmt::format("{}", fmt::join(faults, ", ")));
     tables = engine.tables();
+    layers = engine.layers();
     what += fmt::format(", after {} ({} entries changed{})", fmt::join(events, "; "), changed,
                         rerouted ? "; a full reroute is static: drain the fabric first" : "");
   }
@@ -197,6 +200,17 @@ void lft_export_command(const std::string& topology, const std::string& initial,
   if (ec) throw ftsim::ConfigError(fmt::format("--out {}: cannot create the folder: {}", out, ec.message()));
   const std::string path = (std::filesystem::path(out) / "opensm-lfts.dump").string();
   ftsim::tb::write_file_atomically(path, set.dump());
+  if (layers.count > 1) {
+    // LASH: the service level of every path (its virtual layer, as DQR left
+    // it) and the SL-to-VL tables that keep the layers apart (issue 50).
+    const auto lids = ftsim::tables::place(set, *topo).lid;
+    const std::string sl_path = (std::filesystem::path(out) / "path-sl.txt").string();
+    ftsim::tb::write_file_atomically(sl_path, ftsim::tables::path_sl_of(layers, *topo, lids).dump());
+    ftsim::tb::write_file_atomically((std::filesystem::path(out) / "opensm-sl2vl.dump").string(),
+                                     ftsim::tables::sl2vl_dump(set, *topo, layers.count));
+    what += fmt::format("; {} virtual layers as SLs 0..{} in path-sl.txt, SL i -> VL i in opensm-sl2vl.dump",
+                        layers.count, layers.count - 1);
+  }
   std::cout << fmt::format("ftsim: wrote {} ({} switches, {} entries; {})\n", path, set.switches.size(), set.entries(),
                            what);
 }

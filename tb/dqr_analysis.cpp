@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <random>
@@ -19,6 +20,7 @@
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/switch_endpoints.hpp"
 #include "tables/lft.hpp"
+#include "tables/path_sl.hpp"
 
 namespace ftsim::tb {
 
@@ -26,6 +28,14 @@ namespace {
 using ftsim::ConfigError;
 
 namespace rt = ftsim::routing;
+
+/// The folder of `--initial import:DIR_OR_FILE`, where path-sl.txt sits.
+std::string import_folder(const std::string& dir_or_file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir_or_file, ec)) return dir_or_file;
+  const std::string parent = std::filesystem::path(dir_or_file).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
 
 }  // namespace
 
@@ -37,7 +47,19 @@ std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topolog
     return rt::deterministic_tables(*dor);
   }
   if (initial == "updn") return rt::updown_tables(topo);
-  if (initial.rfind("import:", 0) == 0) return tables::place(tables::LftSet::load(initial.substr(7)), topo).port;
+  if (initial.rfind("import:", 0) == 0) {
+    const std::string where = initial.substr(7);
+    if (const auto sls = tables::PathSlSet::load_if_present(import_folder(where)); sls && !sls->sl.empty()) {
+      int top = 0;
+      for (const auto& [p, sl] : sls->sl) top = std::max(top, sl);
+      if (top > 0)
+        throw ftsim::ConfigError(
+            fmt::format("--initial {}: its path-sl.txt puts paths in {} service levels (virtual layers), which the "
+                        "cycle-level DQR model does not have; use it with `ftsim analyze dqr` or `ftsim lft export`",
+                        initial, top + 1));
+    }
+    return tables::place(tables::LftSet::load(where), topo).port;
+  }
   if (initial == "lash")
     throw ftsim::ConfigError(
         "--initial lash: LASH needs a virtual layer per VC, which the cycle-level DQR model does not have; "
@@ -51,6 +73,12 @@ DqrInitial dqr_initial(const routing::Topology& topo, const std::string& initial
   if (initial == "lash") {
     out.tables = routing::dqr::lash_tables(topo);
     out.layers = routing::dqr::lash_layers(topo, out.tables);
+  } else if (initial.rfind("import:", 0) == 0) {
+    const std::string where = initial.substr(7);
+    const auto placed = tables::place(tables::LftSet::load(where), topo);
+    out.tables = placed.port;
+    if (const auto sls = tables::PathSlSet::load_if_present(import_folder(where)))
+      out.layers = tables::layers_from_path_sl(*sls, topo, placed.lid);
   } else {
     out.tables = dqr_initial_tables(topo, initial);
   }

@@ -24,7 +24,11 @@ std::vector<std::vector<std::int32_t>> dqr_initial_tables(const routing::Topolog
 /// Initial tables and virtual layers for DQR: everything dqr_initial_tables
 /// accepts (one layer), plus "lash": dimension-order tables (minimal paths;
 /// on a torus the shorter way round) layered by routing::dqr::lash_layers
-/// (the DQR paper's tori, section V).
+/// (the DQR paper's tori, section V), and "import:DIR" with DIR/path-sl.txt
+/// (OpenSM's LASH service levels, scripts/opensm_lash_capture.sh): the
+/// flows' layers are their paths' SLs (tables::layers_from_path_sl; issue
+/// 50 item 4). Throws ConfigError as dqr_initial_tables, or for a path the
+/// SL file lacks.
 struct DqrInitial {
   std::vector<std::vector<std::int32_t>> tables;
   routing::dqr::Layers layers;

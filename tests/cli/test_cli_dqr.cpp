@@ -99,3 +99,44 @@ TEST(CliDqr, LftExportAroundAFailedSwitchDropsItsLidsEverywhere) {
   EXPECT_EQ(run("lft export --topology mesh:10x10 --fail-switch 12,4 --out " + d + "/c").code, 2);
   EXPECT_EQ(run("lft diff " + d + "/a " + d + "/b --fail-switch 4,4").code, 2);  // needs --topology
 }
+
+TEST(CliDqr, LashServiceLevelsImportAndExportWithTheTables) {
+  // OpenSM's LASH routing of the 4x4 torus with its path SLs: `analyze dqr`
+  // sees its 2 virtual layers; `lft export` of the import writes the same
+  // tables and the same 240 path SLs back, plus the SL-to-VL tables; after a
+  // fault the export still carries 2 layers and imports again.
+  const std::string fix = std::string(FTSIM_SOURCE_DIR) + "/tests/fixtures/opensm/torus4x4-lash-sl";
+  const std::string d = tmpdir("lash_sl");
+  Result r = run("analyze dqr --topology torus:4x4 --initial import:" + fix +
+                 " --variant lr-path-all --faults 1..3 --runs 5 --quiet --out " + d + "/a.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(read_json(d + "/a.json")["layers"].get<int>(), 2);
+  r = run("lft export --topology torus:4x4 --initial import:" + fix + " --out " + d + "/same");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto lines = [](const std::string& path) {
+    std::ifstream f(path);
+    std::set<std::string> out;
+    for (std::string l; std::getline(f, l);)
+      if (!l.empty() && l[0] != '#') out.insert(l);
+    return out;
+  };
+  EXPECT_EQ(lines(d + "/same/path-sl.txt"), lines(fix + "/path-sl.txt"));
+  EXPECT_EQ(lines(d + "/same/path-sl.txt").size(), 240U);
+  EXPECT_EQ(lines(d + "/same/opensm-lfts.dump"), lines(fix + "/opensm-lfts.dump"));
+  EXPECT_FALSE(lines(d + "/same/opensm-sl2vl.dump").empty());
+  r = run("lft export --topology torus:4x4 --initial import:" + fix + " --fault 1,1:x+ --variant lr-path-all --out " +
+          d + "/fault");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 virtual layers"), std::string::npos) << r.output;
+  r = run("lft export --topology torus:4x4 --initial import:" + d + "/fault --out " + d + "/again");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(lines(d + "/again/path-sl.txt"), lines(d + "/fault/path-sl.txt"));
+  // A malformed SL file is named with its line.
+  const std::string bad = tmpdir("lash_sl_bad");
+  r = run("lft export --topology torus:4x4 --initial import:" + fix + " --out " + bad);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ofstream(bad + "/path-sl.txt") << "1 2 99\n";
+  r = run("lft export --topology torus:4x4 --initial import:" + bad + " --out " + d + "/x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("path-sl.txt:1"), std::string::npos) << r.output;
+}
