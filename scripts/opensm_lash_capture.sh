@@ -7,9 +7,11 @@
 # every ordered pair of HCA LIDs (saquery -p --src-to-dst) and writes
 # OUTDIR/path-sl.txt ("SLID DLID SL" per line), the format
 # `ftsim lft export/analyze dqr --initial import:OUTDIR` reads.
+# ENGINE=updn (or any other OpenSM engine) captures that engine's tables
+# instead, without path SLs (the other engines give every path SL 0).
 # Exits 77 when OpenSM or ibsim is not installed.
 #
-# usage: opensm_lash_capture.sh NETFILE OUTDIR
+# usage: [ENGINE=lash] opensm_lash_capture.sh NETFILE OUTDIR
 set -euo pipefail
 NET=$(readlink -f "$1"); OUT=$2
 mkdir -p "$OUT"; OUT=$(readlink -f "$OUT")
@@ -20,11 +22,18 @@ fail() { echo "opensm_lash_capture: FAIL: $*" >&2; exit 1; }
 WORK=$(mktemp -d)
 cd "$WORK"
 ibsim_start "$NET" || fail "ibsim did not start ($WORK/ibsim.out)"
-osm_start "$WORK/sm" -R lash
+ENGINE=${ENGINE:-lash}
+osm_start "$WORK/sm" -R "$ENGINE"
 osm_wait_up "$WORK/sm" 1 || fail "OpenSM did not report SUBNET UP within 20 s ($WORK/sm/opensm.log)"
 sleep 0.3
 cp "$WORK/sm/opensm-lfts.dump" "$WORK/sm/opensm-subnet.lst" "$WORK/sm/guid2lid" "$OUT/"
 grep -E "lash_core: (Lanes|Balancing)" "$WORK/sm/opensm.log" | sed -E 's/.*lash_core: /# OpenSM lash: /' > "$OUT/lash.log" || true
+if [ "$ENGINE" != lash ]; then
+  kill "${PIDS[-1]}" 2> /dev/null || true
+  wait "${PIDS[-1]}" 2> /dev/null || true
+  echo "opensm_lash_capture: OpenSM -R $ENGINE tables of $(basename "$NET") in $OUT"
+  exit 0
+fi
 hcas=$(sed -nE "s/^0x([0-9a-f]+) [0-9]+ # Channel Adapter .*/\1/p" "$OUT/opensm-lfts.dump" | sort -u)
 {
   echo "# SLID DLID SL: OpenSM 3.3.23 -R lash on $(basename "$NET"), SA PathRecord answers (saquery -p --src-to-dst)"
