@@ -44,6 +44,8 @@ void add_analyze_commands(CLI::App& app, const Defaults& d, Commands& out);
 void add_saturation_command(CLI::App* analyze, Commands& out);
 /// `ftsim lft diff|netfile|export` (tb/cli_lft.cpp).
 void add_lft_commands(CLI::App& app, Commands& out);
+/// `ftsim cost` (tb/cli_cost.cpp).
+void add_cost_command(CLI::App& app, Commands& out);
 
 /// A CLI11 check for an unsigned integer option in min..max, read whole:
 /// CLI11's own checks clamped 18446744073709551616 to 2^64 - 1 and printed

@@ -1,5 +1,7 @@
 #include "tb/experiment_runner.hpp"
 
+#include "tb/hardware_cost.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -672,6 +674,7 @@ void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::Ne
   j["hardware"] = {
       {"forwarding_table_bits", table_bits},
       {"vc_buffers_flits", topo.num_routers() * topo.max_radix() * cfg.router.vcs * cfg.router.buffer_flits}};
+  j["hardware_cost"] = hardware_cost_json(net, cfg);
 }
 
 /// The run's outcome: exit code 0, 3 (deadlock), 4 (conservation) or

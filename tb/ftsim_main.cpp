@@ -185,6 +185,7 @@ int sc_main(int argc, char* argv[]) {
   cli::add_sweep_command(app, defaults, commands);
   cli::add_analyze_commands(app, defaults, commands);
   cli::add_lft_commands(app, commands);
+  cli::add_cost_command(app, commands);
   commands.push_back(std::make_unique<ListCommand>(app));
 
   // Parse errors read like every other error: "ftsim: error: ...".

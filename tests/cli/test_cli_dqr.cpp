@@ -140,3 +140,21 @@ TEST(CliDqr, LashServiceLevelsImportAndExportWithTheTables) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("path-sl.txt:1"), std::string::npos) << r.output;
 }
+
+TEST(CliCost, CostPrintsTheBlocksAndWritesTheSameJsonAsTheRun) {
+  // The 4x4 mesh of HardwareCost.RouterStorageAndCrossbarByHandOnA4x4Mesh:
+  // 16 x (5,120 + 30 + 60) = 83,360 bits, the figure stats.json reports too.
+  const std::string d = tmpdir("cost");
+  const std::string exp = write_file(
+      d, "m.yaml",
+      "topology: mesh:4x4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4}\ntraffic: {load: 0.1, flit_bytes: 16}\n"
+      "sim: {warmup_cycles: 100, measure_cycles: 200}\n");
+  Result r = run("cost " + exp + " --json " + d + "/cost.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("storage: 83360 bits"), std::string::npos) << r.output;
+  r = run("run " + exp + " --quiet --out " + d + "/run");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(read_json(d + "/cost.json"), read_json(d + "/run/stats.json")["hardware_cost"]);
+  EXPECT_EQ(run("cost " + exp + " --set router.vcs=0").code, 2);
+  EXPECT_EQ(run("cost " + d + "/missing.yaml").code, 2);
+}

@@ -1,0 +1,109 @@
+// `ftsim cost` / stats.json hardware_cost (issue 52 item 1) against hand
+// counts on small networks and the intermediate-nodes paper's worked example.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tb/experiment_config.hpp"
+#include "tb/hardware_cost.hpp"
+#include "tb/network.hpp"
+
+using ftsim::tb::hardware_cost_json;
+using ftsim::tb::Network;
+using ftsim::tb::parse_experiment;
+
+namespace {
+
+long long bits_of(const nlohmann::json& j, const std::string& block, const char* field = "bits_per_router_max") {
+  for (const auto& b : j["blocks"])
+    if (b["block"] == block) return b[field].get<long long>();
+  return -1;
+}
+
+}  // namespace
+
+TEST(HardwareCost, RouterStorageAndCrossbarByHandOnA4x4Mesh) {
+  // mesh:4x4, every router built with 5 ports (4 directions and the node;
+  // border routers keep their unconnected ports), V = 2, B = 4, 16-byte
+  // flits (128 bits): buffers 5 x 2 x 4 x 128 = 5,120 bits; credit counters
+  // count 0..4 (3 bits): 5 x 2 x 3 = 30; VC state 2 + 3 (port 0..4) + 1
+  // (VC 0..1) = 6 bits per VC: 60. Crossbar 5 x 5 = 25 crosspoints; DOR
+  // computes routes, so no table. 16 routers.
+  const auto cfg = parse_experiment(
+      "topology: mesh:4x4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4}\ntraffic: {load: 0.1, flit_bytes: 16}\n",
+      {});
+  const Network& net = *new Network("mesh", cfg);
+  const auto j = hardware_cost_json(net, cfg);
+  EXPECT_EQ(bits_of(j, "vc_buffers"), 5120);
+  EXPECT_EQ(bits_of(j, "vc_buffers", "bits_total"), 16 * 5120);
+  EXPECT_EQ(bits_of(j, "credit_counters"), 30);
+  EXPECT_EQ(bits_of(j, "vc_state"), 60);
+  EXPECT_EQ(bits_of(j, "forwarding_table"), -1);
+  EXPECT_EQ(j["logic"]["crosspoints"].get<long long>(), 16 * 25);
+  EXPECT_EQ(j["storage_bits"]["total"].get<long long>(), 16 * (5120 + 30 + 60));
+  EXPECT_EQ(j["header_bits"]["routing"].get<int>(), 4);  // destinations 0..15
+}
+
+TEST(HardwareCost, ImmunetTablesByHandOnA4x4Torus) {
+  // torus:4x4, 5 ports, 16 nodes: the Safe table a 5-bit port mask per
+  // destination (80 bits), the Adaptive table a mask and a distance 0..16
+  // (5 bits) per destination (16 x 10 = 160), the SS table (2 x 2)^2 = 16,
+  // the 32-bit EPL register.
+  const auto cfg = parse_experiment(
+      "topology: torus:4x4\nrouting: immunet\nrouter: {vcs: 2, buffer_flits: 8, flow_control: vct}\ntraffic: {load: "
+      "0.1}\n",
+      {});
+  const Network& net = *new Network("imm", cfg);
+  const auto j = hardware_cost_json(net, cfg);
+  EXPECT_EQ(bits_of(j, "immunet_safe_table"), 80);
+  EXPECT_EQ(bits_of(j, "immunet_adaptive_table"), 160);
+  EXPECT_EQ(bits_of(j, "immunet_ss_table"), 16);
+  EXPECT_EQ(bits_of(j, "immunet_epl_register"), 32);
+  EXPECT_EQ(j["storage_bits"]["by_mechanism"]["immunet"].get<long long>(), 16 * (80 + 160 + 16 + 32));
+}
+
+TEST(HardwareCost, ForwardingTablesAndTheRerouteVectorOnAFatTree) {
+  // kary-ntree:2,3 with up*/down* tables (DDRC): 12 switches of 4 ports, 8
+  // destinations of ceil(log2 5) = 3 bits: 24 bits per switch. ADLR instead:
+  // a re-route bit per upward port (k = 2) and a time-out counter to 10,000
+  // (14 bits).
+  const auto lft = parse_experiment(
+      "topology: kary-ntree:2,3\nrouting: updown-det\nddrc: {enabled: true}\nrouter: {vcs: 1, buffer_flits: 8, "
+      "flow_control: vct}\ntraffic: {load: 0.1}\n",
+      {});
+  const Network& a = *new Network("ddrc", lft);
+  const auto ja = hardware_cost_json(a, lft);
+  EXPECT_EQ(bits_of(ja, "forwarding_table"), 24);
+  EXPECT_EQ(bits_of(ja, "forwarding_table", "bits_total"), 12 * 24);
+  const auto dlr = parse_experiment(
+      "topology: kary-ntree:2,3\nrouting: adlr\nrouter: {vcs: 1, buffer_flits: 8, flow_control: vct}\ntraffic: {load: "
+      "0.1}\n",
+      {});
+  const Network& b = *new Network("adlr", dlr);
+  const auto jb = hardware_cost_json(b, dlr);
+  EXPECT_EQ(bits_of(jb, "reroute_vector"), 2);
+  EXPECT_EQ(bits_of(jb, "reroute_timer"), 14);
+  EXPECT_EQ(jb["storage_bits"]["by_mechanism"]["dlr"].get<long long>(), 12 * (2 + 14));
+}
+
+TEST(HardwareCost, IntermediateNodeRoutingInfoAsSection52) {
+  // Section 5.2, footnote 13: I x 2 stores two 2-byte intermediate-node
+  // addresses per destination, (2B + 2B) x nodes per source. On the 4x4x4
+  // torus: 4 x 64 x 8 = 2,048 bits per node; the header adds at most two
+  // subheaders of a 6-bit address (Fig. 8): 12 bits. (The paper's 65,536
+  // nodes give 256 KB: InodeRoutingInfo.Ix2TableFor65536NodesIs256KB.)
+  const auto cfg = parse_experiment(
+      "topology: torus:4x4x4\nrouting: inodes:Ix2\nrouter: {vcs: 5, buffer_flits: 10, flow_control: vct}\ntraffic: "
+      "{load: "
+      "0.1}\n",
+      {});
+  const Network& net = *new Network("inodes", cfg);
+  const auto j = hardware_cost_json(net, cfg);
+  EXPECT_EQ(bits_of(j, "inodes_routing_info"), 2048);
+  EXPECT_EQ(bits_of(j, "inodes_routing_info", "bits_total"), 64 * 2048);
+  EXPECT_EQ(j["header_bits"]["inodes_max"].get<long long>(), 12);
+  EXPECT_EQ(ftsim::tb::bits_for_count(0), 0);
+  EXPECT_EQ(ftsim::tb::bits_for_count(1), 1);
+  EXPECT_EQ(ftsim::tb::bits_for_count(4), 3);
+  EXPECT_EQ(ftsim::tb::bits_for_count(10000), 14);
+}
