@@ -159,6 +159,13 @@ struct NetworkStats {
   std::uint64_t link_loss[3] = {};
   std::uint64_t flits_moved = 0;
   std::uint64_t last_move_cycle = 0;  ///< last cycle a flit moved anywhere (watchdog)
+  // Events for the energy model (issue 52), whole run: a flit read from an
+  // input buffer through the crossbar (and granted by the switch
+  // allocator), of those the flits ejected to a node, and the heads among
+  // them (one route computation and one VC allocation each).
+  std::uint64_t crossbar_flits = 0;
+  std::uint64_t ejected_flits = 0;
+  std::uint64_t crossbar_heads = 0;
   // Measurement window.
   std::uint64_t window_start = 0;
   std::uint64_t window_end = 0;

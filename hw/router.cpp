@@ -439,6 +439,9 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
         op.last_flit.kind = TracedFlit::kind_of(f);
       }
       ++ctx.stats.flits_moved;
+      ++ctx.stats.crossbar_flits;
+      ctx.stats.ejected_flits += op.ejection;
+      ctx.stats.crossbar_heads += f.head;
       ctx.stats.last_move_cycle = c;
     }
     if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {

@@ -445,6 +445,10 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
   if (const YAML::Node t = root["traffic"]) parse_traffic(c, t, cfg);
   if (const YAML::Node sim = root["sim"]) parse_sim(c, sim, cfg);
   if (const YAML::Node f = root["faults"]) parse_faults(c, f, cfg);
+  if (const YAML::Node e = root["energy"]) {
+    check_map(c, e, "energy", {"technology"});
+    if (e["technology"]) cfg.energy.technology = get_str(c, e["technology"], "energy.technology");
+  }
   parse_mechanism_sections(c, root, mechanisms, cfg);
 
   if (!injection_set) cfg.router.injection = default_injection_policy(cfg.routing);
@@ -645,6 +649,7 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"max_moves", im.max_moves},
                   {"boot_safe_network", im.boot_safe_network}};
   j["dlr"] = {{"reroute_timeout", cfg.dlr.reroute_timeout}};
+  j["energy"] = {{"technology", cfg.energy.technology}};
   const auto& dd = cfg.ddrc;
   j["ddrc"] = {{"enabled", dd.enabled},
                {"notification_cycles", dd.notification_cycles},

@@ -137,6 +137,13 @@ struct DqrSpec {
   std::string order = "downstream-first";  ///< sequential: downstream-first | random
 };
 
+/// The energy model's inputs (issue 52): a technology file of per-event
+/// energies and static powers (tb/hardware_cost.hpp, docs/user-guide.md);
+/// empty: the built-in default.
+struct EnergySpec {
+  std::string technology;
+};
+
 struct ExperimentConfig {
   std::string topology = "mesh:8x8";
   std::string routing = "dor";
@@ -148,6 +155,7 @@ struct ExperimentConfig {
   DlrSpec dlr;
   DdrcSpec ddrc;
   DqrSpec dqr;
+  EnergySpec energy;
   /// Every mechanism section present in the document, its keys validated
   /// against the registry's specs (tb/mechanism_registry.hpp), by section
   /// name ("immunet", "dqr", a user mechanism's section).

@@ -735,6 +735,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   // linear search, so tearing down a large network costs O(modules^2)
   // (6.6% of a short 8x8x8 run, a minute on a 200x200 mesh), and SystemC
   // elaborates once per process, which ends after this run anyway.
+  // A bad technology file ends the run before it starts.
+  const Technology tech = cfg.energy.technology.empty() ? Technology{} : load_technology(cfg.energy.technology);
   Network& net = *new Network("net", cfg);
   const RunFaults rf = prepare_faults(net, cfg, opts.quiet);
   const std::vector<ResolvedFault> at0 = rf.at_cycle0();
@@ -809,6 +811,13 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = rf.bypassed.size();
   subnet_manager_stats(net, cfg, j);
   traffic_stats(net, cfg, s, dropped, cycles, measure, j);
+  EnergyEvents ev;
+  ev.crossbar_flits = s.crossbar_flits;
+  ev.ejected_flits = s.ejected_flits;
+  ev.heads = s.crossbar_heads;
+  ev.injected_flits = s.flits_moved - s.crossbar_flits;
+  ev.cycles = cycles;
+  j["energy"] = energy_json(net, cfg, tech, ev);
   j["deadlock"] = monitor.deadlock;
   if (monitor.deadlock)
     j["deadlock_report"] = {{"kind", monitor.deadlock_kind},     {"last_move_cycle", monitor.deadlock_cycle},

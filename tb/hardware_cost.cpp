@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "common/config_error.hpp"
 #include "hw/immunet_control_plane.hpp"
 #include "routing_logic/inode_routes.hpp"
 #include "routing_logic/inode_routing.hpp"
 #include "tb/network.hpp"
+#include "tb/yaml_input.hpp"
 
 namespace ftsim::tb {
 
@@ -136,6 +139,118 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
                 {"vc_allocator_arbiters", va_arbiters},
                 {"vc_allocator_arbiter_inputs", va_inputs}};
   j["header_bits"] = {{"routing", bits_for_count(topo.num_nodes() - 1)}, {"inodes_max", inode_header}};
+  return j;
+}
+
+Technology load_technology(const std::string& path) {
+  const YAML::Node root = parse_yaml_document(read_yaml_file(path, "technology file"), path);
+  if (!root.IsMap())
+    throw ConfigError(fmt::format("{}: a technology file is a map (name, source, flit_bits, ...)", path));
+  Technology t;
+  const std::set<std::string> top = {"name", "source", "flit_bits", "clock_ghz", "dynamic_pj", "static_mw"};
+  for (const auto& kv : root)
+    if (!top.count(kv.first.as<std::string>()))
+      throw ConfigError(
+          fmt::format("{}: unknown key '{}'; allowed: name, source, flit_bits, clock_ghz, dynamic_pj, "
+                      "static_mw",
+                      path, kv.first.as<std::string>()));
+  auto number = [&](const YAML::Node& n, const std::string& key, double min) {
+    if (!n) throw ConfigError(fmt::format("{}: missing '{}'", path, key));
+    double v = 0;
+    try {
+      v = n.as<double>();
+    } catch (const YAML::Exception&) {
+      throw ConfigError(fmt::format("{}: '{}' must be a number", path, key));
+    }
+    if (!(v >= min) || v > 1e12)
+      throw ConfigError(fmt::format("{}: '{}' = {} out of range: allowed {}..1e12", path, key, v, min));
+    return v;
+  };
+  if (root["name"]) t.name = root["name"].as<std::string>();
+  if (root["source"]) t.source = root["source"].as<std::string>();
+  const double fb = number(root["flit_bits"], "flit_bits", 1);
+  if (fb > 65536 || fb != static_cast<int>(fb))
+    throw ConfigError(fmt::format("{}: 'flit_bits' = {}: allowed an integer 1..65536", path, fb));
+  t.flit_bits = static_cast<int>(fb);
+  t.clock_ghz = number(root["clock_ghz"], "clock_ghz", 1e-9);
+  struct Field {
+    const char* section;
+    const char* key;
+    double* to;
+  };
+  const Field fields[] = {{"dynamic_pj", "buffer_write", &t.buffer_write_pj},
+                          {"dynamic_pj", "buffer_read", &t.buffer_read_pj},
+                          {"dynamic_pj", "crossbar", &t.crossbar_pj},
+                          {"dynamic_pj", "link_per_bit", &t.link_pj_per_bit},
+                          {"dynamic_pj", "routing", &t.routing_pj},
+                          {"dynamic_pj", "routing_table", &t.routing_table_pj},
+                          {"dynamic_pj", "selection", &t.selection_pj},
+                          {"dynamic_pj", "switch_allocation", &t.switch_allocation_pj},
+                          {"static_mw", "buffer", &t.buffer_static_mw},
+                          {"static_mw", "crossbar", &t.crossbar_static_mw},
+                          {"static_mw", "link_per_bit", &t.link_static_mw_per_bit},
+                          {"static_mw", "routing", &t.routing_static_mw},
+                          {"static_mw", "routing_table", &t.routing_table_static_mw},
+                          {"static_mw", "selection", &t.selection_static_mw}};
+  for (const char* section : {"dynamic_pj", "static_mw"}) {
+    const YAML::Node sec = root[section];
+    if (!sec || !sec.IsMap()) throw ConfigError(fmt::format("{}: missing the map '{}'", path, section));
+    for (const auto& kv : sec) {
+      bool known = false;
+      for (const auto& f : fields) known |= std::string(f.section) == section && kv.first.as<std::string>() == f.key;
+      if (!known) throw ConfigError(fmt::format("{}: unknown key '{}.{}'", path, section, kv.first.as<std::string>()));
+    }
+  }
+  for (const auto& f : fields) *f.to = number(root[f.section][f.key], std::string(f.section) + "." + f.key, 0);
+  return t;
+}
+
+nlohmann::json energy_json(const Network& net, const ExperimentConfig& cfg, const Technology& tech,
+                           const EnergyEvents& ev) {
+  const routing::Topology& topo = net.topology();
+  const double scale = 8.0 * cfg.traffic.flit_bytes / tech.flit_bits;
+  const double flit_bits = 8.0 * cfg.traffic.flit_bytes;
+  const std::uint64_t link_flits = ev.crossbar_flits - ev.ejected_flits;
+  const std::uint64_t writes = ev.injected_flits + link_flits;
+  bool tables = false;
+  for (const auto& r : net.routers) tables |= r.forwarding_table().size_bits() > 0;
+  const double d_write = writes * tech.buffer_write_pj * scale,
+               d_read = ev.crossbar_flits * tech.buffer_read_pj * scale;
+  const double d_xbar = ev.crossbar_flits * tech.crossbar_pj * scale;
+  const double d_link = link_flits * flit_bits * tech.link_pj_per_bit;
+  const double d_route = ev.heads * (tables ? tech.routing_table_pj : tech.routing_pj);
+  const double d_sel = ev.heads * tech.selection_pj;
+  const double d_sa = ev.crossbar_flits * tech.switch_allocation_pj;
+  const double d_total = d_write + d_read + d_xbar + d_link + d_route + d_sel + d_sa;
+  long long vc_buffers = 0;
+  for (routing::RouterId r = 0; r < topo.num_routers(); ++r)
+    vc_buffers += static_cast<long long>(topo.radix(r)) * cfg.router.vcs;
+  long long link_directions = 0;
+  for (routing::LinkId l = 0; l < topo.num_links(); ++l) link_directions += topo.link(l).b_is_node ? 0 : 2;
+  const double ns = static_cast<double>(ev.cycles) / tech.clock_ghz;  // mW x ns = pJ
+  const double s_buf = vc_buffers * tech.buffer_static_mw * scale * ns;
+  const double s_xbar = topo.num_routers() * tech.crossbar_static_mw * scale * ns;
+  const double s_link = link_directions * flit_bits * tech.link_static_mw_per_bit * ns;
+  const double s_route = topo.num_routers() * (tables ? tech.routing_table_static_mw : tech.routing_static_mw) * ns;
+  const double s_sel = topo.num_routers() * tech.selection_static_mw * ns;
+  const double s_total = s_buf + s_xbar + s_link + s_route + s_sel;
+  nlohmann::json j;
+  j["technology"] = tech.name;
+  j["source"] = tech.source;
+  j["events"] = {{"buffer_writes", writes},
+                 {"buffer_reads", ev.crossbar_flits},
+                 {"crossbar_traversals", ev.crossbar_flits},
+                 {"link_traversals", link_flits},
+                 {"route_computations", ev.heads},
+                 {"vc_allocations", ev.heads},
+                 {"switch_allocations", ev.crossbar_flits}};
+  j["dynamic_pj"] = {
+      {"buffer_write", d_write}, {"buffer_read", d_read}, {"crossbar", d_xbar},        {"link", d_link},
+      {"routing", d_route},      {"selection", d_sel},    {"switch_allocation", d_sa}, {"total", d_total}};
+  j["static_pj"] = {{"buffers", s_buf},   {"crossbars", s_xbar}, {"links", s_link},
+                    {"routing", s_route}, {"selection", s_sel},  {"total", s_total}};
+  j["total_pj"] = d_total + s_total;
+  j["pj_per_delivered_flit"] = ev.ejected_flits ? (d_total + s_total) / static_cast<double>(ev.ejected_flits) : 0.0;
   return j;
 }
 

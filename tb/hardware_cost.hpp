@@ -8,6 +8,9 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <string>
+
 #include "tb/experiment_config.hpp"
 
 namespace ftsim::tb {
@@ -37,5 +40,52 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
 
 /// Bits to count 0..n (ceil(log2(n + 1)), 0 for n = 0).
 int bits_for_count(long long n);
+
+/// A technology file (issue 52 item 2; experiments/technology/*.yaml):
+/// per-event dynamic energies in pJ and static powers in mW, for flits of
+/// `flit_bits` bits. The defaults are experiments/technology/noxim-default-128bit.yaml
+/// (Noxim's published power model, commit 4c8e72d).
+struct Technology {
+  std::string name = "noxim-default-128bit";
+  std::string source =
+      "Noxim bin/power.yaml, commit 4c8e72d: Buffer [depth 8, 128 bits], crossbar [5 ports, 128 bits], LinkBitLine "
+      "[1.0 mm], routing XY and TABLE_BASED, selection default";
+  int flit_bits = 128;
+  double clock_ghz = 1.0;
+  double buffer_write_pj = 4.0, buffer_read_pj = 3.0, crossbar_pj = 0.8, link_pj_per_bit = 0.0488;
+  double routing_pj = 0.06, routing_table_pj = 0.12, selection_pj = 0.05, switch_allocation_pj = 0.0;
+  double buffer_static_mw = 15.0, crossbar_static_mw = 2.75, link_static_mw_per_bit = 0.00048;
+  double routing_static_mw = 0.12, routing_table_static_mw = 0.24, selection_static_mw = 0.11;
+};
+
+/// Reads a technology file. Throws ConfigError naming the file and the key
+/// for a missing file, an unknown key, a missing figure or a negative one
+/// (flit_bits 1..65536, clock_ghz > 0).
+Technology load_technology(const std::string& path);
+
+/// The events of a run the energy model counts (NetworkStats, whole run).
+struct EnergyEvents {
+  std::uint64_t injected_flits = 0;  ///< flits from the nodes into router buffers
+  std::uint64_t crossbar_flits = 0;  ///< flits read out of input buffers through the crossbar (switch grants)
+  std::uint64_t ejected_flits = 0;   ///< of those, flits to the nodes
+  std::uint64_t heads = 0;           ///< heads through the crossbar: route computations and VC allocations
+  std::uint64_t cycles = 0;          ///< run length, for the static energy
+};
+
+/// stats.json `energy`: {technology, source, events: {buffer_writes,
+/// buffer_reads, crossbar_traversals, link_traversals, route_computations,
+/// vc_allocations, switch_allocations}, dynamic_pj: {buffer_write,
+/// buffer_read, crossbar, link, routing, selection, switch_allocation,
+/// total}, static_pj: {buffers, crossbars, links, routing, selection,
+/// total}, total_pj, pj_per_delivered_flit}. Buffer writes = injected +
+/// link traversals (a flit lost on a failing link counts as written);
+/// link traversals = crossbar flits - ejected flits. Per-flit energies scale
+/// with the run's flit bits / the file's. Static: every input VC buffer
+/// (routers x radix x VCs), every router's crossbar, routing and selection
+/// logic and every link direction's bit lines, over `cycles` at clock_ghz.
+/// Table-routed relations (a forwarding table at the routers) pay
+/// routing_table per computation.
+nlohmann::json energy_json(const Network& net, const ExperimentConfig& cfg, const Technology& tech,
+                           const EnergyEvents& ev);
 
 }  // namespace ftsim::tb

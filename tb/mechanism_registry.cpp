@@ -160,8 +160,8 @@ std::vector<MechanismPlugin>& user_mechanisms() {
 }  // namespace
 
 const std::vector<std::string>& core_sections() {
-  static const std::vector<std::string> s = {"name",   "description", "topology", "routing",
-                                             "router", "traffic",     "sim",      "faults"};
+  static const std::vector<std::string> s = {"name",    "description", "topology", "routing", "router",
+                                             "traffic", "sim",         "faults",   "energy"};
   return s;
 }
 

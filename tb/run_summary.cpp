@@ -115,6 +115,12 @@ std::string run_summary(const nlohmann::json& s) {
                          ? fmt::format("; work done at cycle {}", rr["execution_cycles"].dump())
                          : std::string()));
   }
+  const auto& energy = at_or_null(s, "energy");
+  if (energy.is_object() && energy["total_pj"].is_number())
+    line("energy", fmt::format("{:.3g} uJ ({:.3g} dynamic, {:.3g} static), {:.1f} pJ per delivered flit ({})",
+                               num(energy["total_pj"]) * 1e-6, num(energy["dynamic_pj"]["total"]) * 1e-6,
+                               num(energy["static_pj"]["total"]) * 1e-6, num(energy["pj_per_delivered_flit"]),
+                               energy.value("technology", std::string("?"))));
   std::string lost = fmt::format("{} dropped", num(at_or_null(s, "packets", "dropped")));
   if (s.contains("dropped_by_reason") && s["dropped_by_reason"].is_object()) {
     std::string reasons;

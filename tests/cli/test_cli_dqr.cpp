@@ -158,3 +158,23 @@ TEST(CliCost, CostPrintsTheBlocksAndWritesTheSameJsonAsTheRun) {
   EXPECT_EQ(run("cost " + exp + " --set router.vcs=0").code, 2);
   EXPECT_EQ(run("cost " + d + "/missing.yaml").code, 2);
 }
+
+TEST(CliCost, EnergyInTheRunAndABadTechnologyFileStopsItBeforeItStarts) {
+  const std::string d = tmpdir("energy");
+  const std::string exp = write_file(d, "m.yaml",
+                                     "topology: mesh:4x4\nrouting: dor\ntraffic: {load: 0.1}\n"
+                                     "sim: {warmup_cycles: 100, measure_cycles: 300}\n");
+  Result r = run("run " + exp + " --out " + d + "/a");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("pJ per delivered flit"), std::string::npos) << r.output;
+  const auto e = read_json(d + "/a/stats.json")["energy"];
+  EXPECT_GT(e["dynamic_pj"]["total"].get<double>(), 0);
+  EXPECT_EQ(e["events"]["buffer_reads"], e["events"]["crossbar_traversals"]);
+  const std::string bad =
+      write_file(d, "bad.yaml", "name: x\nflit_bits: 128\nclock_ghz: 1\ndynamic_pj: {buffer_write: -1}\n");
+  r = run("run " + exp + " --set energy.technology=" + bad + " --out " + d + "/b");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("bad.yaml"), std::string::npos) << r.output;
+  r = run("run " + exp + " --set energy.watts=1 --out " + d + "/c");
+  EXPECT_EQ(r.code, 2);
+}

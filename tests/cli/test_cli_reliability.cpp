@@ -280,7 +280,7 @@ TEST(CliReliability, RangesAndNamesAreReadWholeNeverClampedOrIgnored) {
   // An unknown command names the commands.
   r = run("frobnicate");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_TRUE(mentions(r, "unknown command 'frobnicate'; the commands are: run, sweep, analyze, lft, list"))
+  EXPECT_TRUE(mentions(r, "unknown command 'frobnicate'; the commands are: run, sweep, analyze, lft, cost, list"))
       << r.output;
 }
 

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include <tlm>
+
+#include "common/config_error.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/hardware_cost.hpp"
 #include "tb/network.hpp"
@@ -106,4 +109,89 @@ TEST(HardwareCost, IntermediateNodeRoutingInfoAsSection52) {
   EXPECT_EQ(ftsim::tb::bits_for_count(1), 1);
   EXPECT_EQ(ftsim::tb::bits_for_count(4), 3);
   EXPECT_EQ(ftsim::tb::bits_for_count(10000), 14);
+}
+
+namespace {
+void send(Network& net, int src, int dst, int bytes) {
+  tlm::tlm_generic_payload gp;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(static_cast<sc_dt::uint64>(dst));
+  gp.set_data_length(static_cast<unsigned>(bytes));
+  gp.set_streaming_width(static_cast<unsigned>(bytes));
+  gp.set_data_ptr(nullptr);
+  net.generators[static_cast<std::size_t>(src)].socket->b_transport(gp, delay);
+}
+}  // namespace
+
+TEST(EnergyModel, EveryEventOfTwoPacketsOnA2x2MeshByHand) {
+  // mesh:2x2 with DOR (x first), 16-byte flits, no random traffic. Two
+  // 4-flit packets: node 0 -> node 3 crosses routers 0, 1, 3 (two links),
+  // node 1 -> node 0 routers 1, 0 (one link). Events: flits injected into
+  // buffers 4 + 4 = 8; read through a crossbar 3 x 4 + 2 x 4 = 20, of which
+  // 8 ejected; link traversals 20 - 8 = 12; buffer writes 8 + 12 = 20;
+  // heads through a crossbar (route computations, VC allocations) 3 + 2 = 5.
+  // Dynamic energy with the default technology (128-bit flits, no scaling):
+  // 20 x 4.0 + 20 x 3.0 + 20 x 0.8 + 12 x 128 x 0.0488 + 5 x 0.06 + 5 x 0.05
+  // = 80 + 60 + 16 + 74.9568 + 0.3 + 0.25 = 231.5068 pJ. Static over 1,000
+  // cycles at 1 GHz: 4 routers x 5 ports x 2 VCs = 40 buffers x 15 mW, 4
+  // crossbars x 2.75 mW, 8 link directions x 128 bits x 0.00048 mW, 4 x 0.12
+  // mW routing and 4 x 0.11 mW selection, x 1,000 ns: 600,000 + 11,000 +
+  // 491.52 + 480 + 440 = 612,411.52 pJ.
+  auto cfg = parse_experiment(
+      "topology: mesh:2x2\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4}\ntraffic: {load: 0.01, flit_bytes: 16}\n",
+      {});
+  Network& net = *new Network("net2", cfg);
+  for (auto& g : net.generators) g.stop();
+  send(net, 0, 3, 64);
+  send(net, 1, 0, 64);
+  sc_core::sc_start(net.clk.period() * 200.0);
+  const auto& s = net.context().stats;
+  ASSERT_EQ(s.delivered, 2U);
+  ftsim::tb::EnergyEvents ev;
+  ev.crossbar_flits = s.crossbar_flits;
+  ev.ejected_flits = s.ejected_flits;
+  ev.heads = s.crossbar_heads;
+  ev.injected_flits = s.flits_moved - s.crossbar_flits;
+  ev.cycles = 1000;
+  const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
+  const auto& e = j["events"];
+  EXPECT_EQ(e["buffer_writes"].get<long long>(), 20);
+  EXPECT_EQ(e["buffer_reads"].get<long long>(), 20);
+  EXPECT_EQ(e["link_traversals"].get<long long>(), 12);
+  EXPECT_EQ(e["route_computations"].get<long long>(), 5);
+  EXPECT_EQ(ev.ejected_flits, 8U);
+  EXPECT_NEAR(j["dynamic_pj"]["total"].get<double>(), 231.5068, 1e-6);
+  EXPECT_NEAR(j["static_pj"]["total"].get<double>(), 612411.52, 1e-4);
+  EXPECT_NEAR(j["pj_per_delivered_flit"].get<double>(), (231.5068 + 612411.52) / 8, 1e-4);
+  // Twice the flit width: the per-flit figures double, the per-bit link
+  // figure doubles through the bits, the per-decision ones stay.
+  cfg.traffic.flit_bytes = 32;
+  const auto j2 = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
+  EXPECT_NEAR(j2["dynamic_pj"]["total"].get<double>(), 2 * (80 + 60 + 16 + 74.9568) + 0.55, 1e-6);
+}
+
+TEST(EnergyModel, TheShippedTechnologyFileIsTheDefaultAndBadFilesAreNamed) {
+  const std::string dir = FTSIM_SOURCE_DIR;
+  const auto t = ftsim::tb::load_technology(dir + "/experiments/technology/noxim-default-128bit.yaml");
+  const ftsim::tb::Technology d;
+  EXPECT_EQ(t.name, d.name);
+  EXPECT_EQ(t.flit_bits, d.flit_bits);
+  for (const auto& [a, b] :
+       std::vector<std::pair<double, double>>{{t.buffer_write_pj, d.buffer_write_pj},
+                                              {t.buffer_read_pj, d.buffer_read_pj},
+                                              {t.crossbar_pj, d.crossbar_pj},
+                                              {t.link_pj_per_bit, d.link_pj_per_bit},
+                                              {t.routing_pj, d.routing_pj},
+                                              {t.routing_table_pj, d.routing_table_pj},
+                                              {t.selection_pj, d.selection_pj},
+                                              {t.switch_allocation_pj, d.switch_allocation_pj},
+                                              {t.buffer_static_mw, d.buffer_static_mw},
+                                              {t.crossbar_static_mw, d.crossbar_static_mw},
+                                              {t.link_static_mw_per_bit, d.link_static_mw_per_bit},
+                                              {t.routing_static_mw, d.routing_static_mw},
+                                              {t.routing_table_static_mw, d.routing_table_static_mw},
+                                              {t.selection_static_mw, d.selection_static_mw}})
+    EXPECT_DOUBLE_EQ(a, b);
+  EXPECT_THROW(ftsim::tb::load_technology(dir + "/no/such/file.yaml"), ftsim::ConfigError);
 }
