@@ -55,6 +55,13 @@ class CostCommand final : public Command {
         "logic: {} crossbar crosspoints ({} per router at most), {} switch-allocator and {} VC-allocator arbiters\n",
         l["crosspoints"].get<long long>(), l["crosspoints_per_router_max"].get<long long>(),
         l["switch_allocator_arbiters"].get<long long>(), l["vc_allocator_arbiters"].get<long long>());
+    if (j.contains("rtl_cells") && j["rtl_cells"].contains("per_router_max"))
+      std::cout << fmt::format(
+          "gates (yosys, rtl_ref/): {} per router at most (Input Block {} and Output Block {} per link, "
+          "Reconfiguration Module {} of which {} flip-flops), {} in all\n",
+          j["rtl_cells"]["per_router_max"].get<long long>(), j["rtl_cells"]["input_block"].get<int>(),
+          j["rtl_cells"]["output_block"].get<int>(), j["rtl_cells"]["reconfiguration_module"].get<int>(),
+          j["rtl_cells"]["reconfiguration_module_flip_flops"].get<int>(), j["rtl_cells"]["total"].get<long long>());
     if (j["header_bits"]["inodes_max"].get<long long>() > 0)
       std::cout << fmt::format("header: up to {} bits of intermediate-node subheaders per packet\n",
                                j["header_bits"]["inodes_max"].get<long long>());

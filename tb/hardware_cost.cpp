@@ -139,6 +139,36 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
                 {"vc_allocator_arbiters", va_arbiters},
                 {"vc_allocator_arbiter_inputs", va_inputs}};
   j["header_bits"] = {{"routing", bits_for_count(topo.num_nodes() - 1)}, {"inodes_max", inode_header}};
+  if (net.immunet) {
+    // Section 5's hardware in gates: one Input and one Output Block per
+    // network link end, one Reconfiguration Module per router.
+    const char* synthesised = "yosys, two-input gates: blocks W = 16, module P = 4, W = 16, 8 node-id bits";
+    bool fits = topo.num_nodes() <= 256;
+    long long links_total = 0, per_router_max = 0;
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      long long links = 0;
+      for (routing::PortId q = 0; q < topo.radix(r); ++q)
+        links += topo.peer(r, q).kind == routing::PortPeer::Kind::kRouter;
+      fits = fits && links <= 4;
+      links_total += links;
+      per_router_max = std::max(
+          per_router_max, links * (RtlCells::kInputBlock + RtlCells::kOutputBlock) + RtlCells::kReconfigurationModule);
+    }
+    if (fits)
+      j["rtl_cells"] = {{"input_block", RtlCells::kInputBlock},
+                        {"output_block", RtlCells::kOutputBlock},
+                        {"reconfiguration_module", RtlCells::kReconfigurationModule},
+                        {"reconfiguration_module_flip_flops", RtlCells::kReconfigurationModuleFlipFlops},
+                        {"per_router_max", per_router_max},
+                        {"total", links_total * (RtlCells::kInputBlock + RtlCells::kOutputBlock) +
+                                      static_cast<long long>(topo.num_routers()) * RtlCells::kReconfigurationModule},
+                        {"synthesised_for", synthesised}};
+    else
+      j["rtl_cells"] = {{"synthesised_for", synthesised},
+                        {"note",
+                         "this network's routers have other parameters: synthesise rtl_ref/ with them "
+                         "(scripts/rtl_cell_counts.sh)"}};
+  }
   return j;
 }
 

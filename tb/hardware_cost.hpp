@@ -31,12 +31,30 @@ class Network;
 ///     per_router_max), switch_allocator_arbiters, vc_allocator_arbiters,
 ///     vc_allocator_arbiter_inputs},
 ///   header_bits: {routing (per packet: destination address), inodes_max
-///     (Fig. 8: one subheader per intermediate node at most)} }
+///     (Fig. 8: one subheader per intermediate node at most)},
+///   rtl_cells (routing immunet): {input_block, output_block,
+///     reconfiguration_module (per block), per_router (links x (input +
+///     output) + module), total, synthesised_for} when the routers have 4
+///     network ports and at most 256 nodes (the synthesised parameters),
+///     else {synthesised_for, note} }
 /// Sizes: a router's ports are its topology radix (node ports included,
 /// unconnected border ports too: one router design everywhere); B =
 /// router.buffer_flits, V = router.vcs, flit bits = 8 x traffic.flit_bytes.
 /// Throws nothing beyond what the network's accessors throw.
 nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cfg);
+
+/// Cells of the Verilog reference blocks (rtl_ref/) after yosys maps them
+/// to two-input gates and flip-flops (scripts/rtl_cell_counts.sh,
+/// docs/reproduction/data/rtl-cell-counts.csv; the ctest
+/// RtlSynthesis.CellCountsMatchTheCostReport re-synthesises and compares):
+/// per link an Input Block and an Output Block of W = 16 data lines, per
+/// router a Reconfiguration Module of P = 4 ports, W = 16, 8 node-id bits.
+struct RtlCells {
+  static constexpr int kInputBlock = 19;
+  static constexpr int kOutputBlock = 35;
+  static constexpr int kReconfigurationModule = 882;
+  static constexpr int kReconfigurationModuleFlipFlops = 60;
+};
 
 /// Bits to count 0..n (ceil(log2(n + 1)), 0 for n = 0).
 int bits_for_count(long long n);
