@@ -296,18 +296,100 @@ bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
   return injection_set;
 }
 
+/// traffic.kind phases: the phase list, inline (traffic.phases) or from a
+/// workload file (traffic.workload: a YAML map with name, description and
+/// phases). Every other traffic key but flit_bytes is refused.
+void parse_phases(const Ctx& c, const YAML::Node& t, TrafficSpec& s) {
+  for (const auto& kv : t) {
+    const std::string k = kv.first.as<std::string>();
+    if (k != "kind" && k != "phases" && k != "workload" && k != "flit_bytes")
+      throw ConfigError(
+          fmt::format("{} does not apply to traffic.kind = 'phases' (allowed: phases or workload, "
+                      "flit_bytes)",
+                      c.key("traffic." + k)));
+  }
+  if (t["flit_bytes"]) s.flit_bytes = get_num<int>(c, t["flit_bytes"], "traffic.flit_bytes", 1, 1 << 16);
+  if (static_cast<bool>(t["phases"]) == static_cast<bool>(t["workload"]))
+    throw ConfigError(
+        fmt::format("{}: traffic.kind = 'phases' needs exactly one of traffic.phases (a list) and "
+                    "traffic.workload (a file)",
+                    c.origin));
+  Ctx wc = c;
+  YAML::Node workload_doc;
+  if (t["workload"]) {
+    s.workload = get_str(c, t["workload"], "traffic.workload");
+    workload_doc = parse_yaml_document(read_yaml_file(s.workload, "workload file"), s.workload);
+    wc.origin = s.workload;
+    check_map(wc, workload_doc, "", {"name", "description", "phases"});
+    if (workload_doc["name"]) s.workload_name = get_str(wc, workload_doc["name"], "name");
+    if (!workload_doc["phases"])
+      throw ConfigError(fmt::format("{}: a workload file needs a 'phases' list", s.workload));
+  }
+  const YAML::Node list = t["workload"] ? workload_doc["phases"] : t["phases"];
+  if (!list.IsSequence() || list.size() == 0 || list.size() > 100000)
+    throw ConfigError(fmt::format("{}: phases must be a list of 1..100000 phases", wc.origin));
+  constexpr std::int64_t kMax = std::int64_t{1} << 40;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node p = list[i];
+    const std::string at = fmt::format("phases[{}]", i);
+    check_map(
+        wc, p, at,
+        {"name", "pattern", "packets_per_node", "packet_flits", "load", "compute_cycles", "barrier_cycles", "repeat"});
+    PhaseSpec ph;
+    ph.name = p["name"] ? get_str(wc, p["name"], at + ".name") : fmt::format("phase {}", i + 1);
+    if (p["pattern"]) {
+      ph.pattern = get_str(wc, p["pattern"], at + ".pattern");
+      bool ok = ph.pattern == "all_to_all";
+      std::string names = "all_to_all";
+      for (const auto& [n, d] : traffic_pattern_names()) {
+        ok |= n == ph.pattern;
+        names += ", " + n;
+      }
+      if (!ok)
+        throw ConfigError(
+            fmt::format("{}: {}.pattern = '{}' is unknown; allowed: {}", wc.origin, at, ph.pattern, names));
+    }
+    if (p["packets_per_node"])
+      ph.packets_per_node = get_num<std::int64_t>(wc, p["packets_per_node"], at + ".packets_per_node", 0, 1 << 30);
+    if (p["packet_flits"]) ph.packet_flits = get_num<int>(wc, p["packet_flits"], at + ".packet_flits", 1, 4096);
+    if (p["load"])
+      ph.load = get_num<double>(wc, p["load"], at + ".load", std::numeric_limits<double>::min(), 1.0,
+                                "(0, 1] flits/node/cycle");
+    if (p["compute_cycles"])
+      ph.compute_cycles = get_num<std::int64_t>(wc, p["compute_cycles"], at + ".compute_cycles", 0, kMax);
+    if (p["barrier_cycles"])
+      ph.barrier_cycles = get_num<std::int64_t>(wc, p["barrier_cycles"], at + ".barrier_cycles", 0, kMax);
+    // repeat: the phase N times in a row (an algorithm's steps).
+    const std::int64_t repeat = p["repeat"] ? get_num<std::int64_t>(wc, p["repeat"], at + ".repeat", 1, 100000) : 1;
+    if (s.phases.size() + static_cast<std::size_t>(repeat) > 100000)
+      throw ConfigError(fmt::format("{}: {}.repeat = {}: at most 100000 phases in all", wc.origin, at, repeat));
+    for (std::int64_t r = 0; r < repeat; ++r) {
+      s.phases.push_back(ph);
+      if (repeat > 1) s.phases.back().name = fmt::format("{} {}", ph.name, r + 1);
+    }
+  }
+}
+
 /// The traffic section (TrafficSpec).
 void parse_traffic(const Ctx& c, const YAML::Node& t, ExperimentConfig& cfg) {
   check_map(c, t, "traffic",
             {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
              "hotspot_fraction", "flit_bytes", "kind", "mshrs", "request_flits", "reply_flits", "service_cycles",
-             "think_cycles", "requests_per_node"});
+             "think_cycles", "requests_per_node", "phases", "workload"});
   auto& s = cfg.traffic;
   if (t["kind"]) {
     s.kind = get_str(c, t["kind"], "traffic.kind");
-    if (s.kind != "open_loop" && s.kind != "request_reply")
-      throw ConfigError(fmt::format("{} = '{}': allowed open_loop, request_reply", c.key("traffic.kind"), s.kind));
+    if (s.kind != "open_loop" && s.kind != "request_reply" && s.kind != "phases")
+      throw ConfigError(
+          fmt::format("{} = '{}': allowed open_loop, request_reply, phases", c.key("traffic.kind"), s.kind));
   }
+  if (s.phased()) {
+    parse_phases(c, t, s);
+    return;
+  }
+  for (const char* k : {"phases", "workload"})
+    if (t[k])
+      throw ConfigError(fmt::format("{} applies to traffic.kind = 'phases' only", c.key(std::string("traffic.") + k)));
   const std::vector<const char*> open_only{"load", "packet_flits", "packet_flits_long", "long_fraction"};
   const std::vector<const char*> closed_only{"mshrs",          "request_flits", "reply_flits",
                                              "service_cycles", "think_cycles",  "requests_per_node"};
@@ -598,6 +680,19 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"hotspot_nodes", t.hotspot_nodes},
                   {"hotspot_fraction", t.hotspot_fraction},
                   {"flit_bytes", t.flit_bytes}};
+  if (t.phased()) {
+    j["traffic"]["kind"] = t.kind;
+    if (!t.workload.empty()) j["traffic"]["workload"] = t.workload;
+    j["traffic"]["phases"] = nlohmann::json::array();
+    for (const auto& p : t.phases)
+      j["traffic"]["phases"].push_back({{"name", p.name},
+                                        {"pattern", p.pattern},
+                                        {"packets_per_node", p.packets_per_node},
+                                        {"packet_flits", p.packet_flits},
+                                        {"load", p.load},
+                                        {"compute_cycles", p.compute_cycles},
+                                        {"barrier_cycles", p.barrier_cycles}});
+  }
   if (t.closed_loop()) {  // echoed only when used, so open-loop stats.json files stay as they were
     j["traffic"]["kind"] = t.kind;
     j["traffic"]["mshrs"] = t.mshrs;

@@ -23,6 +23,21 @@ struct FaultSpec {
   std::int64_t repair = -1;
 };
 
+/// One communication phase of a workload (traffic.kind: phases, issue 53):
+/// every node computes for compute_cycles, then sends packets_per_node
+/// packets of packet_flits to destinations from `pattern` at `load`
+/// flits/node/cycle; the phase ends at a barrier when every packet sent in it
+/// has been delivered or dropped, and the next starts barrier_cycles later.
+struct PhaseSpec {
+  std::string name;
+  std::string pattern = "uniform";  ///< a traffic pattern, or all_to_all (each node to every other in turn)
+  std::int64_t packets_per_node = 1;
+  int packet_flits = 4;
+  double load = 1.0;  ///< (0, 1] flits/node/cycle while the node sends
+  std::int64_t compute_cycles = 0;
+  std::int64_t barrier_cycles = 0;
+};
+
 struct TrafficSpec {
   std::string pattern = "uniform";
   double load = 0.1;           ///< offered load, flits/node/cycle, (0, 1]
@@ -44,7 +59,16 @@ struct TrafficSpec {
   std::int64_t service_cycles = 0;     ///< request_reply: request delivered -> reply queued, cycles
   std::int64_t think_cycles = 0;       ///< request_reply: reply delivered -> next request queued, cycles
   std::int64_t requests_per_node = 0;  ///< request_reply: work per node (0: until the window ends)
+  /// kind phases: the phases in order, from traffic.phases or the workload
+  /// file traffic.workload (its name in `workload_name`).
+  std::vector<PhaseSpec> phases;
+  std::string workload;
+  std::string workload_name;
   bool closed_loop() const { return kind == "request_reply"; }
+  bool phased() const { return kind == "phases"; }
+  /// The run ends when the work is done (closed loop with a request count,
+  /// or phases), not at the end of the measurement window.
+  bool work_driven() const { return (closed_loop() && requests_per_node > 0) || phased(); }
   double mean_packet_flits() const {
     if (closed_loop()) return 0.5 * (request_flits + reply_flits);
     return packet_flits_long > 0 ? (1 - long_fraction) * packet_flits + long_fraction * packet_flits_long
@@ -52,6 +76,11 @@ struct TrafficSpec {
   }
   int max_packet_flits() const {
     if (closed_loop()) return request_flits > reply_flits ? request_flits : reply_flits;
+    if (phased()) {
+      int m = 1;
+      for (const auto& p : phases) m = p.packet_flits > m ? p.packet_flits : m;
+      return m;
+    }
     return packet_flits_long > packet_flits ? packet_flits_long : packet_flits;
   }
 };

@@ -189,7 +189,7 @@ class Monitor : public sc_core::sc_module {
     // Closed-loop work (traffic.requests_per_node): the run ends when every
     // request has its reply, or at the end of the drain (work incomplete:
     // requests lost to faults keep their slots).
-    if (m_cfg.traffic.closed_loop() && m_cfg.traffic.requests_per_node > 0) {
+    if (m_cfg.traffic.work_driven()) {
       if (m_net.workload_finished() || c >= drain_end) {
         drained = m_net.workload_finished();
         finish(c);
@@ -343,6 +343,31 @@ nlohmann::json request_reply_json(const Network& net, const ExperimentConfig& cf
     j["execution_cycles"] = all ? nlohmann::json(sum.last_completion) : nlohmann::json(nullptr);
   }
   return j;
+}
+
+/// stats.json `phases` (traffic.kind phases, issue 53): the workload's
+/// execution time and each phase's start, end and packets.
+nlohmann::json phases_json(const Network& net) {
+  const PhaseController& pc = *net.phase_controller;
+  nlohmann::json out;
+  out["complete"] = pc.finished();
+  out["execution_cycles"] = pc.finished() ? nlohmann::json(pc.execution_cycles()) : nlohmann::json(nullptr);
+  if (!pc.spec().workload_name.empty()) out["workload"] = pc.spec().workload_name;
+  out["phases"] = nlohmann::json::array();
+  for (std::size_t k = 0; k < pc.phases().size(); ++k) {
+    const auto& ph = pc.phases()[k];
+    const auto& sp = pc.spec().phases[k];
+    out["phases"].push_back({{"name", sp.name},
+                             {"pattern", sp.pattern},
+                             {"start_cycle", ph.start},
+                             {"sends_done_cycle", ph.sends_done},
+                             {"end_cycle", ph.done ? nlohmann::json(ph.end) : nlohmann::json(nullptr)},
+                             {"cycles", ph.done ? nlohmann::json(ph.end - ph.start) : nlohmann::json(nullptr)},
+                             {"packets_sent", ph.sent},
+                             {"packets_delivered", ph.delivered},
+                             {"packets_lost", ph.lost}});
+  }
+  return out;
 }
 
 nlohmann::json yaml_to_json(const YAML::Node& n) {
@@ -662,6 +687,7 @@ void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::Ne
     q_integral += ni.source_queue_integral();
     q_max = std::max(q_max, ni.source_queue_max());
   }
+  if (cfg.traffic.phased()) j["phases"] = phases_json(net);
   if (cfg.traffic.closed_loop())
     j["request_reply"] = request_reply_json(
         net, cfg, net.live_node_cycles(s.window_start, s.window_start + static_cast<std::uint64_t>(measure)));
@@ -761,7 +787,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const std::uint64_t cycles = monitor.end_cycle;
   // The measurement window; an interrupted run, and closed-loop work done
   // before the window's end, measured up to the last cycle.
-  const std::uint64_t window_end = monitor.stop_signal == 0 && !cfg.traffic.closed_loop()
+  const std::uint64_t window_end = monitor.stop_signal == 0 && !cfg.traffic.closed_loop() && !cfg.traffic.phased()
                                        ? s.window_end
                                        : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
   const double measure = std::max(1.0, static_cast<double>(window_end - s.window_start));

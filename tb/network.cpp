@@ -87,7 +87,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       table_targets("table"),
       generators("gen"),
       sinks("sink"),
-      endpoints("endpoint") {
+      endpoints("endpoint"),
+      phase_endpoints("phase_endpoint") {
   m_topo = routing::make_topology(cfg.topology);
   setup_relation_and_context(cfg);
   m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
@@ -200,6 +201,19 @@ void Network::build_routers_and_interfaces(const ExperimentConfig& cfg, const hw
 
 void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
+  if (cfg.traffic.phased()) {
+    phase_controller = std::make_unique<PhaseController>("phases", t, cfg.traffic, m_ctx.stats, clk.period());
+    phase_endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
+      return new PhaseEndpoint(("phase_endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
+                               static_cast<int>(n), *phase_controller, derive_seed(cfg.sim.seed, n), clk.period());
+    });
+    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+      phase_endpoints[n].socket.bind(interfaces[n].target);
+      interfaces[n].deliver.bind(phase_endpoints[n].deliveries);
+      phase_controller->add(phase_endpoints[n]);
+    }
+    return;
+  }
   if (cfg.traffic.closed_loop()) {
     endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
       return new RequestReplyEndpoint(("endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
@@ -445,6 +459,7 @@ void Network::fail_router(routing::RouterId r) {
 
 void Network::set_traffic_components(const std::vector<int>& comp) {
   m_pattern->set_components(comp);
+  if (phase_controller) phase_controller->set_components(comp);
   const int live = static_cast<int>(std::count_if(comp.begin(), comp.end(), [](int c) { return c >= 0; }));
   const std::uint64_t now = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : cycle();
   while (!m_live_log.empty() && m_live_log.back().first >= now) m_live_log.pop_back();

@@ -16,6 +16,7 @@
 #include "routing_logic/fault_set.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/mechanism_registry.hpp"
+#include "tb/phases.hpp"
 #include "tb/request_reply.hpp"
 #include "tb/traffic_generator.hpp"
 
@@ -57,8 +58,14 @@ class Network : public sc_core::sc_module {
   /// traffic.kind request_reply: one closed-loop endpoint per node instead of
   /// a generator and a sink (empty otherwise).
   sc_core::sc_vector<RequestReplyEndpoint> endpoints;
-  /// True when every endpoint has finished its traffic.requests_per_node.
+  /// traffic.kind phases: one endpoint per node and the controller that
+  /// steps the phases (empty / null otherwise).
+  sc_core::sc_vector<PhaseEndpoint> phase_endpoints;
+  std::unique_ptr<PhaseController> phase_controller;
+  /// True when the work is done: every endpoint has finished its
+  /// traffic.requests_per_node, or every phase has ended.
   bool workload_finished() const {
+    if (phase_controller) return phase_controller->finished();
     for (const auto& e : endpoints)
       if (!e.finished()) return false;
     return endpoints.size() > 0;

@@ -74,6 +74,11 @@ nlohmann::json run_warnings(const nlohmann::json& s) {
                     "{} requests outstanding (lost to faults, or the run was too short): execution_cycles is empty",
                     at_or_null(s, "request_reply", "nodes_finished").dump(), at_or_null(s, "nodes").dump(),
                     at_or_null(s, "request_reply", "requests_outstanding").dump()));
+  if (at_or_null(s, "phases").is_object() && !at_or_null(s, "phases", "complete").is_null() &&
+      !s["phases"]["complete"].get<bool>())
+    add("workload_incomplete",
+        "the phases did not all end by the end of the run (sim.measure_cycles + "
+        "sim.max_drain_cycles): execution_cycles is empty");
   const double offered = num(at_or_null(s, "offered_load"));
   const double accepted = num(at_or_null(s, "accepted_load"));
   if (offered > 0 && accepted < kSaturationAcceptedShare * offered)
@@ -114,6 +119,15 @@ std::string run_summary(const nlohmann::json& s) {
                      rr.contains("execution_cycles") && rr["execution_cycles"].is_number()
                          ? fmt::format("; work done at cycle {}", rr["execution_cycles"].dump())
                          : std::string()));
+  }
+  const auto& ph = at_or_null(s, "phases");
+  if (ph.is_object() && ph["phases"].is_array()) {
+    std::size_t done = 0;
+    for (const auto& p : ph["phases"]) done += p["end_cycle"].is_number();
+    line("phases", fmt::format("{} of {} done{}", done, ph["phases"].size(),
+                               ph["execution_cycles"].is_number()
+                                   ? fmt::format(", execution time {} cycles", ph["execution_cycles"].dump())
+                                   : std::string(": the workload did not finish")));
   }
   const auto& energy = at_or_null(s, "energy");
   if (energy.is_object() && energy["total_pj"].is_number())

@@ -178,3 +178,43 @@ TEST(CliCost, EnergyInTheRunAndABadTechnologyFileStopsItBeforeItStarts) {
   r = run("run " + exp + " --set energy.watts=1 --out " + d + "/c");
   EXPECT_EQ(r.code, 2);
 }
+
+TEST(CliWorkloads, ShippedPhaseModelsRunAndBadPhasesAreNamed) {
+  // Every shipped workload parses and its phases run to the end on a small
+  // torus; a phase with an unknown key or pattern, or a workload without
+  // phases, is an error naming the file and the key.
+  const std::string d = tmpdir("workloads");
+  const std::string src = FTSIM_SOURCE_DIR;
+  for (const char* w : {"fft", "radix", "lu"}) {
+    const std::string exp =
+        write_file(d, std::string(w) + ".yaml",
+                   "topology: torus:4x4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 40, flow_control: vct}\n"
+                   "traffic: {kind: phases, workload: " +
+                       src + "/experiments/workloads/" + w +
+                       ".yaml, flit_bytes: 4}\nsim: {warmup_cycles: 0, measure_cycles: 3000000}\n");
+    const Result r = run("run " + exp + " --quiet --out " + d + "/" + w);
+    ASSERT_EQ(r.code, 0) << w << ": " << r.output;
+    const auto ph = read_json(d + "/" + w + "/stats.json")["phases"];
+    EXPECT_TRUE(ph["complete"].get<bool>()) << w;
+    EXPECT_GT(ph["execution_cycles"].get<long long>(), 0) << w;
+  }
+  const std::string bad1 = write_file(
+      d, "b1.yaml", "topology: mesh:2x2\ntraffic: {kind: phases, phases: [{pattern: all_to_all, speed: 3}]}\n");
+  Result r = run("run " + bad1 + " --out " + d + "/x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("speed"), std::string::npos) << r.output;
+  const std::string bad2 =
+      write_file(d, "b2.yaml", "topology: mesh:2x2\ntraffic: {kind: phases, phases: [{pattern: everywhere}]}\n");
+  r = run("run " + bad2 + " --out " + d + "/x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("all_to_all"), std::string::npos) << r.output;
+  const std::string wl = write_file(d, "w.yaml", "name: empty\n");
+  const std::string bad3 =
+      write_file(d, "b3.yaml", "topology: mesh:2x2\ntraffic: {kind: phases, workload: " + wl + "}\n");
+  r = run("run " + bad3 + " --out " + d + "/x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("phases"), std::string::npos) << r.output;
+  const std::string bad4 = write_file(
+      d, "b4.yaml", "topology: mesh:2x2\ntraffic: {kind: phases, load: 0.3, phases: [{pattern: uniform}]}\n");
+  EXPECT_EQ(run("run " + bad4 + " --out " + d + "/x").code, 2);
+}
