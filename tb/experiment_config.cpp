@@ -375,14 +375,28 @@ void parse_traffic(const Ctx& c, const YAML::Node& t, ExperimentConfig& cfg) {
   check_map(c, t, "traffic",
             {"pattern", "load", "packet_flits", "packet_flits_long", "long_fraction", "hotspot_nodes",
              "hotspot_fraction", "flit_bytes", "kind", "mshrs", "request_flits", "reply_flits", "service_cycles",
-             "think_cycles", "requests_per_node", "phases", "workload"});
+             "think_cycles", "requests_per_node", "phases", "workload", "trace"});
   auto& s = cfg.traffic;
   if (t["kind"]) {
     s.kind = get_str(c, t["kind"], "traffic.kind");
-    if (s.kind != "open_loop" && s.kind != "request_reply" && s.kind != "phases")
+    if (s.kind != "open_loop" && s.kind != "request_reply" && s.kind != "phases" && s.kind != "trace")
       throw ConfigError(
-          fmt::format("{} = '{}': allowed open_loop, request_reply, phases", c.key("traffic.kind"), s.kind));
+          fmt::format("{} = '{}': allowed open_loop, request_reply, phases, trace", c.key("traffic.kind"), s.kind));
   }
+  if (s.traced()) {
+    for (const auto& kv : t) {
+      const std::string k = kv.first.as<std::string>();
+      if (k != "kind" && k != "trace" && k != "flit_bytes")
+        throw ConfigError(fmt::format("{} does not apply to traffic.kind = 'trace' (allowed: trace, flit_bytes)",
+                                      c.key("traffic." + k)));
+    }
+    if (!t["trace"])
+      throw ConfigError(fmt::format("{}: traffic.kind = 'trace' needs traffic.trace (a file)", c.origin));
+    s.trace = get_str(c, t["trace"], "traffic.trace");
+    if (t["flit_bytes"]) s.flit_bytes = get_num<int>(c, t["flit_bytes"], "traffic.flit_bytes", 1, 1 << 16);
+    return;
+  }
+  if (t["trace"]) throw ConfigError(fmt::format("{} applies to traffic.kind = 'trace' only", c.key("traffic.trace")));
   if (s.phased()) {
     parse_phases(c, t, s);
     return;
@@ -680,6 +694,10 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"hotspot_nodes", t.hotspot_nodes},
                   {"hotspot_fraction", t.hotspot_fraction},
                   {"flit_bytes", t.flit_bytes}};
+  if (t.traced()) {
+    j["traffic"]["kind"] = t.kind;
+    j["traffic"]["trace"] = t.trace;
+  }
   if (t.phased()) {
     j["traffic"]["kind"] = t.kind;
     if (!t.workload.empty()) j["traffic"]["workload"] = t.workload;

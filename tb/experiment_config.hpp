@@ -64,11 +64,14 @@ struct TrafficSpec {
   std::vector<PhaseSpec> phases;
   std::string workload;
   std::string workload_name;
+  /// kind trace: the trace file (tb/trace_workload.hpp).
+  std::string trace;
   bool closed_loop() const { return kind == "request_reply"; }
   bool phased() const { return kind == "phases"; }
+  bool traced() const { return kind == "trace"; }
   /// The run ends when the work is done (closed loop with a request count,
   /// or phases), not at the end of the measurement window.
-  bool work_driven() const { return (closed_loop() && requests_per_node > 0) || phased(); }
+  bool work_driven() const { return (closed_loop() && requests_per_node > 0) || phased() || traced(); }
   double mean_packet_flits() const {
     if (closed_loop()) return 0.5 * (request_flits + reply_flits);
     return packet_flits_long > 0 ? (1 - long_fraction) * packet_flits + long_fraction * packet_flits_long

@@ -688,6 +688,17 @@ void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::Ne
     q_max = std::max(q_max, ni.source_queue_max());
   }
   if (cfg.traffic.phased()) j["phases"] = phases_json(net);
+  if (cfg.traffic.traced()) {
+    const TraceController& tc = *net.trace_controller;
+    j["trace"] = {{"file", cfg.traffic.trace},
+                  {"records", tc.records().size()},
+                  {"sent", tc.sent()},
+                  {"delivered", tc.arrived()},
+                  {"lost", tc.lost()},
+                  {"blocked", tc.blocked()},
+                  {"complete", tc.finished() && tc.blocked() == 0 && tc.lost() == 0},
+                  {"execution_cycles", tc.finished() ? nlohmann::json(tc.last_delivery()) : nlohmann::json(nullptr)}};
+  }
   if (cfg.traffic.closed_loop())
     j["request_reply"] = request_reply_json(
         net, cfg, net.live_node_cycles(s.window_start, s.window_start + static_cast<std::uint64_t>(measure)));
@@ -787,9 +798,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   const std::uint64_t cycles = monitor.end_cycle;
   // The measurement window; an interrupted run, and closed-loop work done
   // before the window's end, measured up to the last cycle.
-  const std::uint64_t window_end = monitor.stop_signal == 0 && !cfg.traffic.closed_loop() && !cfg.traffic.phased()
-                                       ? s.window_end
-                                       : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
+  const std::uint64_t window_end =
+      monitor.stop_signal == 0 && !cfg.traffic.closed_loop() && !cfg.traffic.phased() && !cfg.traffic.traced()
+          ? s.window_end
+          : std::clamp<std::uint64_t>(cycles, s.window_start, s.window_end);
   const double measure = std::max(1.0, static_cast<double>(window_end - s.window_start));
 
   nlohmann::json j;

@@ -88,7 +88,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       generators("gen"),
       sinks("sink"),
       endpoints("endpoint"),
-      phase_endpoints("phase_endpoint") {
+      phase_endpoints("phase_endpoint"),
+      trace_endpoints("trace_endpoint") {
   m_topo = routing::make_topology(cfg.topology);
   setup_relation_and_context(cfg);
   m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
@@ -201,6 +202,27 @@ void Network::build_routers_and_interfaces(const ExperimentConfig& cfg, const hw
 
 void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
+  if (cfg.traffic.traced()) {
+    auto records = parse_trace(read_text_file(cfg.traffic.trace, "trace file"), cfg.traffic.trace, t.num_nodes());
+    if (cfg.router.vct)
+      for (const auto& r : records)
+        if (r.flits > cfg.router.buffer_flits)
+          throw ConfigError(
+              fmt::format("{}: packet {} has {} flits; virtual cut-through needs router.buffer_flits >= "
+                          "{} (it is {})",
+                          cfg.traffic.trace, r.id, r.flits, r.flits, cfg.router.buffer_flits));
+    trace_controller = std::make_unique<TraceController>("trace", std::move(records), m_ctx.stats, clk.period());
+    trace_endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
+      return new TraceEndpoint(("trace_endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
+                               *trace_controller, cfg.traffic.flit_bytes);
+    });
+    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+      trace_endpoints[n].socket.bind(interfaces[n].target);
+      interfaces[n].deliver.bind(trace_endpoints[n].deliveries);
+      trace_controller->add(trace_endpoints[n]);
+    }
+    return;
+  }
   if (cfg.traffic.phased()) {
     phase_controller = std::make_unique<PhaseController>("phases", t, cfg.traffic, m_ctx.stats, clk.period());
     phase_endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {

@@ -18,6 +18,7 @@
 #include "tb/mechanism_registry.hpp"
 #include "tb/phases.hpp"
 #include "tb/request_reply.hpp"
+#include "tb/trace_workload.hpp"
 #include "tb/traffic_generator.hpp"
 
 namespace ftsim::tb {
@@ -62,10 +63,14 @@ class Network : public sc_core::sc_module {
   /// steps the phases (empty / null otherwise).
   sc_core::sc_vector<PhaseEndpoint> phase_endpoints;
   std::unique_ptr<PhaseController> phase_controller;
+  /// traffic.kind trace: one endpoint per node and the trace's controller.
+  sc_core::sc_vector<TraceEndpoint> trace_endpoints;
+  std::unique_ptr<TraceController> trace_controller;
   /// True when the work is done: every endpoint has finished its
   /// traffic.requests_per_node, or every phase has ended.
   bool workload_finished() const {
     if (phase_controller) return phase_controller->finished();
+    if (trace_controller) return trace_controller->finished();
     for (const auto& e : endpoints)
       if (!e.finished()) return false;
     return endpoints.size() > 0;

@@ -74,6 +74,11 @@ nlohmann::json run_warnings(const nlohmann::json& s) {
                     "{} requests outstanding (lost to faults, or the run was too short): execution_cycles is empty",
                     at_or_null(s, "request_reply", "nodes_finished").dump(), at_or_null(s, "nodes").dump(),
                     at_or_null(s, "request_reply", "requests_outstanding").dump()));
+  if (at_or_null(s, "trace").is_object() && s["trace"]["complete"].is_boolean() && !s["trace"]["complete"].get<bool>())
+    add("workload_incomplete",
+        fmt::format("the trace did not complete: {} packets lost, {} never sent (a dependency was lost), or the run "
+                    "ended first",
+                    s["trace"]["lost"].dump(), s["trace"]["blocked"].dump()));
   if (at_or_null(s, "phases").is_object() && !at_or_null(s, "phases", "complete").is_null() &&
       !s["phases"]["complete"].get<bool>())
     add("workload_incomplete",
@@ -129,6 +134,13 @@ std::string run_summary(const nlohmann::json& s) {
                                    ? fmt::format(", execution time {} cycles", ph["execution_cycles"].dump())
                                    : std::string(": the workload did not finish")));
   }
+  const auto& tr = at_or_null(s, "trace");
+  if (tr.is_object())
+    line("trace", fmt::format("{} of {} packets delivered ({} lost, {} never sent: a dependency was lost){}",
+                              tr["delivered"].dump(), tr["records"].dump(), tr["lost"].dump(), tr["blocked"].dump(),
+                              tr["execution_cycles"].is_number()
+                                  ? fmt::format(", last arrival at cycle {}", tr["execution_cycles"].dump())
+                                  : std::string()));
   const auto& energy = at_or_null(s, "energy");
   if (energy.is_object() && energy["total_pj"].is_number())
     line("energy", fmt::format("{:.3g} uJ ({:.3g} dynamic, {:.3g} static), {:.1f} pJ per delivered flit ({})",
