@@ -58,20 +58,10 @@ def main():
                 f.write(f'"{label}" ' + " ".join(f"{pr.get(m, 0.0) / 8192:.6f}" for m in mechs) + "\n")
         cols = " ".join(f"using {i + 2}:xtic(1) title '{m}'" + ("," if i + 1 < len(mechs) else "")
                         for i, m in enumerate(mechs))
-        plot(f"""set terminal pngcairo size {max(560, 140 * len(rows) + 200)},420
-set output '{a.out}-storage.png'
-set style data histograms
-set style histogram rowstacked
-set style fill solid 0.8 border -1
-set boxwidth 0.6
-set ylabel 'storage per router (KiB)'
-set title 'Storage per router by mechanism (ftsim cost)'
-set key outside right top
-set yrange [0:*]
-set xtics rotate by -30
-set bmargin 6
-plot '{data}' {cols.replace("using", "'' using").replace("'' using", "using", 1)}
-""")
+        plot(histogram(f"{a.out}-storage.png", len(rows), "storage per router (KiB)",
+                       "Storage per router by mechanism (ftsim cost)",
+                       f"'{data}' " + cols.replace("using", "'' using").replace("'' using", "using", 1)))
+
         print("| configuration | " + " | ".join(f"{m} (bits/router)" for m in mechs) + " |")
         print("|---|" + "---|" * len(mechs))
         for label, pr, _ in rows:
@@ -86,23 +76,31 @@ plot '{data}' {cols.replace("using", "'' using").replace("'' using", "using", 1)
                     dyn = per * e["dynamic_pj"]["total"] / max(1e-300, e["total_pj"])
                     f.write(f'"{label}" {dyn:.6f} {per - dyn:.6f}\n')
                     lines.append(f"| {label} | {dyn:.1f} | {per - dyn:.1f} |")
-            plot(f"""set terminal pngcairo size {max(560, 140 * len(rows) + 200)},420
-set output '{a.out}-energy.png'
+            plot(histogram(f"{a.out}-energy.png", len(rows), "pJ per delivered flit",
+                           "Energy per delivered flit (stats.json energy)",
+                           f"'{edata}' using 2:xtic(1) title 'dynamic', '' using 3 title 'static'"))
+
+            print("\n| configuration | dynamic pJ/flit | static pJ/flit |\n|---|---|---|")
+            print("\n".join(lines))
+            print(f"wrote {a.out}-energy.png", file=sys.stderr)
+
+
+def histogram(png, bars, ylabel, title, plot_clause):
+    """A gnuplot script for a row-stacked bar chart of `bars` bars."""
+    return f"""set terminal pngcairo size {max(560, 140 * bars + 200)},420
+set output '{png}'
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.8 border -1
 set boxwidth 0.6
-set ylabel 'pJ per delivered flit'
-set title 'Energy per delivered flit (stats.json energy)'
+set ylabel '{ylabel}'
+set title '{title}'
 set key outside right top
 set yrange [0:*]
 set xtics rotate by -30
 set bmargin 6
-plot '{edata}' using 2:xtic(1) title 'dynamic', '' using 3 title 'static'
-""")
-            print("\n| configuration | dynamic pJ/flit | static pJ/flit |\n|---|---|---|")
-            print("\n".join(lines))
-            print(f"wrote {a.out}-energy.png", file=sys.stderr)
+plot {plot_clause}
+"""
 
 
 def plot(script):

@@ -200,6 +200,24 @@ void Network::build_routers_and_interfaces(const ExperimentConfig& cfg, const hw
   }
 }
 
+namespace {
+/// Creates one endpoint per node (`make(name, node)`) in place of a
+/// generator and a sink: bound to the node's interface both ways, and handed
+/// to `each` (a controller's add, or nothing).
+template <typename Endpoint, typename Make, typename Each>
+void bind_endpoints(sc_core::sc_vector<Endpoint>& v, sc_core::sc_vector<hw::NetworkInterface>& interfaces,
+                    const routing::Topology& t, const std::string& prefix, Make make, Each each) {
+  v.init(static_cast<std::size_t>(t.num_nodes()), [&](const char*, std::size_t n) {
+    return make((prefix + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n));
+  });
+  for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
+    v[static_cast<std::size_t>(n)].socket.bind(interfaces[static_cast<std::size_t>(n)].target);
+    interfaces[static_cast<std::size_t>(n)].deliver.bind(v[static_cast<std::size_t>(n)].deliveries);
+    each(v[static_cast<std::size_t>(n)]);
+  }
+}
+}  // namespace
+
 void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
   if (cfg.traffic.traced()) {
@@ -212,40 +230,32 @@ void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
                           "{} (it is {})",
                           cfg.traffic.trace, r.id, r.flits, r.flits, cfg.router.buffer_flits));
     trace_controller = std::make_unique<TraceController>("trace", std::move(records), m_ctx.stats, clk.period());
-    trace_endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
-      return new TraceEndpoint(("trace_endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
-                               *trace_controller, cfg.traffic.flit_bytes);
-    });
-    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
-      trace_endpoints[n].socket.bind(interfaces[n].target);
-      interfaces[n].deliver.bind(trace_endpoints[n].deliveries);
-      trace_controller->add(trace_endpoints[n]);
-    }
+    bind_endpoints(
+        trace_endpoints, interfaces, t, "trace_endpoint_",
+        [&](const char* name, int) { return new TraceEndpoint(name, *trace_controller, cfg.traffic.flit_bytes); },
+        [&](TraceEndpoint& e) { trace_controller->add(e); });
     return;
   }
   if (cfg.traffic.phased()) {
     phase_controller = std::make_unique<PhaseController>("phases", t, cfg.traffic, m_ctx.stats, clk.period());
-    phase_endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
-      return new PhaseEndpoint(("phase_endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
-                               static_cast<int>(n), *phase_controller, derive_seed(cfg.sim.seed, n), clk.period());
-    });
-    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
-      phase_endpoints[n].socket.bind(interfaces[n].target);
-      interfaces[n].deliver.bind(phase_endpoints[n].deliveries);
-      phase_controller->add(phase_endpoints[n]);
-    }
+    bind_endpoints(
+        phase_endpoints, interfaces, t, "phase_endpoint_",
+        [&](const char* name, int n) {
+          return new PhaseEndpoint(name, n, *phase_controller, derive_seed(cfg.sim.seed, static_cast<std::size_t>(n)),
+                                   clk.period());
+        },
+        [&](PhaseEndpoint& e) { phase_controller->add(e); });
     return;
   }
   if (cfg.traffic.closed_loop()) {
-    endpoints.init(t.num_nodes(), [&](const char*, std::size_t n) {
-      return new RequestReplyEndpoint(("endpoint_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(),
-                                      static_cast<int>(n), *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n),
-                                      clk.period(), m_ctx.stats);
-    });
-    for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
-      endpoints[n].socket.bind(interfaces[n].target);
-      interfaces[n].deliver.bind(endpoints[n].deliveries);
-    }
+    bind_endpoints(
+        endpoints, interfaces, t, "endpoint_",
+        [&](const char* name, int n) {
+          return new RequestReplyEndpoint(name, n, *m_pattern, cfg.traffic,
+                                          derive_seed(cfg.sim.seed, static_cast<std::size_t>(n)), clk.period(),
+                                          m_ctx.stats);
+        },
+        [](RequestReplyEndpoint&) {});
     return;
   }
   generators.init(t.num_nodes(), [&](const char*, std::size_t n) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -68,6 +69,14 @@ inline std::string write_file(const std::string& dir, const std::string& name, c
   const std::string path = dir + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+/// The JSON document in a file (an empty object when it cannot be read).
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream f(path);
+  nlohmann::json j = nlohmann::json::object();
+  if (f) f >> j;
+  return j;
 }
 
 inline const std::string kBase = std::string(FTSIM_SOURCE_DIR) + "/experiments/mesh-uniform.yaml";

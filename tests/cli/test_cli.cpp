@@ -1053,15 +1053,6 @@ TEST(Cli, OpenSmsCyclicRerouteDeadlocksUnderLoadWhereDqrDoesNot) {
   EXPECT_NE(r.output.find("router_4_4"), std::string::npos) << r.output;
 }
 
-namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  nlohmann::json j;
-  in >> j;
-  return j;
-}
-}  // namespace
-
 TEST(CliFirstContact, SummaryAndWarningsBeyondSaturation) {
   // Offered 0.5 on an 8x8 XY mesh: beyond its ~0.23 saturation (the
   // mesh-uniform sweep), and a 200-cycle drain cannot empty the queues.

@@ -11,15 +11,6 @@
 
 using namespace ftsim_cli_test;  // NOLINT(google-build-using-namespace)
 
-namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  nlohmann::json j;
-  f >> j;
-  return j;
-}
-}  // namespace
-
 TEST(CliDqr, SwitchFaultsLoseTheirHostsFlowsAndTheFallbackKeepsEveryRunRouted) {
   // 10x10 XY mesh, one HCA per switch. The f-th failed switch takes the
   // ordered pairs of its HCA with the 100 - f others alive before it:

@@ -10,15 +10,6 @@
 
 using namespace ftsim_cli_test;  // NOLINT(google-build-using-namespace)
 
-namespace {
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  nlohmann::json j;
-  f >> j;
-  return j;
-}
-}  // namespace
-
 TEST(CliSaturation, TheLineUnderBitComplementSaturatesAtItsBottleneckChannel) {
   // A line of 8 nodes (mesh:8) under bit complement: node i sends to 7 - i,
   // so the four sources 0..3 cross the middle channel 3 -> 4 and the four
