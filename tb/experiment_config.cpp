@@ -486,8 +486,8 @@ void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
     schedule = f;
   } else if (f.IsMap()) {
     check_map(c, f, "faults",
-              {"schedule", "random_links", "random_switches", "random_seed", "random_at", "detection_delay", "model",
-               "bgl_plane_nodes"});
+              {"schedule", "random_links", "random_switches", "random_seed", "random_at", "random_until",
+               "detection_delay", "model", "bgl_plane_nodes"});
     if (f["model"]) {
       cfg.faults.model = get_str(c, f["model"], "faults.model");
       bool known = false;
@@ -511,6 +511,12 @@ void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
       fs.random_seed = get_num<std::uint64_t>(c, f["random_seed"], "faults.random_seed", 0, ~std::uint64_t{0});
     if (f["random_at"])
       fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
+    if (f["random_until"]) {
+      fs.random_until = get_num<std::int64_t>(c, f["random_until"], "faults.random_until", 0, std::int64_t{1} << 50);
+      if (fs.random_until < fs.random_at)
+        throw ConfigError(fmt::format("{} = {} is before faults.random_at = {}: allowed {}..2^50",
+                                      c.key("faults.random_until"), fs.random_until, fs.random_at, fs.random_at));
+    }
     if (f["detection_delay"])
       fs.detection_delay = get_num<std::int64_t>(c, f["detection_delay"], "faults.detection_delay", 0, 1 << 30);
   } else if (!f.IsNull()) {
@@ -751,6 +757,7 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                  {"random_switches", fs.random_switches},
                  {"random_seed", fs.random_seed},
                  {"random_at", fs.random_at},
+                 {"random_until", fs.random_until},
                  {"detection_delay", fs.detection_delay},
                  {"model", fs.model},
                  {"bgl_plane_nodes", fs.bgl_plane_nodes}};

@@ -111,6 +111,12 @@ struct FaultsSpec {
   int random_switches = 0;
   std::uint64_t random_seed = 1;
   std::int64_t random_at = 0;
+  /// > random_at: the random link faults happen one by one at cycles drawn
+  /// uniformly (seeded by random_seed) from [random_at, random_until], in
+  /// the order they were drawn, instead of all at random_at (non-periodic
+  /// points during a run: Immunet section 6.2 injects faults "once a
+  /// pre-established number of packets are consumed"). -1: all at random_at.
+  std::int64_t random_until = -1;
   std::int64_t detection_delay = 10;  ///< cycles from a fault to its detection at both ends
   /// "links": faulty links fail. "bgl-planes": the BlueGene/L-like baseline
   /// of the intermediate-nodes paper (section 5.3.3): each faulty link's plane

@@ -209,11 +209,22 @@ std::vector<ResolvedFault> resolve_faults(const routing::Topology& topo, const F
     std::vector<routing::LinkId> switch_links;  // losing a node link always disconnects that node
     for (routing::LinkId l : candidates)
       if (!topo.link(l).b_is_node) switch_links.push_back(l);
+    const std::size_t first = out.size();
     const int drawn = draw_keeping_connected(topo, fs, switch_links, spec.random_links, spec.random_at, false, out);
     if (drawn < spec.random_links)
       throw ConfigError(fmt::format(
           "faults.random_links = {}: only {} links of {} can fail without disconnecting the surviving nodes",
           spec.random_links, drawn, topo.spec()));
+    if (spec.random_until > spec.random_at) {
+      // Spread over the interval, in the drawn order (the connectivity check
+      // holds for every prefix of the draw).
+      std::mt19937_64 when(derive_seed(spec.random_seed, 0x7153));
+      std::uniform_int_distribution<std::int64_t> u(spec.random_at, spec.random_until);
+      std::vector<std::int64_t> cycles;
+      for (std::size_t i = first; i < out.size(); ++i) cycles.push_back(u(when));
+      std::sort(cycles.begin(), cycles.end());
+      for (std::size_t i = first; i < out.size(); ++i) out[i].at = cycles[i - first];
+    }
   }
   check_no_overlap(topo, out);
   const int comps = live_components(topo, permanent_faults(out));
