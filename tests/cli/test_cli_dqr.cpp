@@ -209,3 +209,33 @@ TEST(CliWorkloads, ShippedPhaseModelsRunAndBadPhasesAreNamed) {
       d, "b4.yaml", "topology: mesh:2x2\ntraffic: {kind: phases, load: 0.3, phases: [{pattern: uniform}]}\n");
   EXPECT_EQ(run("run " + bad4 + " --out " + d + "/x").code, 2);
 }
+
+TEST(CliWorkloads, RandomFaultsSpreadOverAnInterval) {
+  // faults.random_until: three random links fail at seeded cycles inside
+  // [100, 2000], in order; the same seed gives the same cycles; an interval
+  // that ends before it starts is an error.
+  const std::string d = tmpdir("spread");
+  const std::string exp = write_file(d, "m.yaml",
+                                     "topology: torus:4x4\nrouting: immunet\nrouter: {vcs: 2, buffer_flits: 8, "
+                                     "flow_control: vct}\ntraffic: {load: 0.1}\nsim: {warmup_cycles: 100, "
+                                     "measure_cycles: 3000}\nfaults: {random_links: 3, random_seed: 4, random_at: "
+                                     "100, random_until: 2000}\n");
+  std::vector<long long> at[2];
+  for (int i = 0; i < 2; ++i) {
+    const Result r = run("run " + exp + " --quiet --out " + d + "/r" + std::to_string(i));
+    ASSERT_EQ(r.code, 0) << r.output;
+    const auto stats = read_json(d + "/r" + std::to_string(i) + "/stats.json");
+    for (const auto& f : stats["faults"]) at[i].push_back(f["at"].get<long long>());
+  }
+  ASSERT_EQ(at[0].size(), 3U);
+  EXPECT_EQ(at[0], at[1]);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_GE(at[0][k], 100);
+    EXPECT_LE(at[0][k], 2000);
+    if (k > 0) {
+      EXPECT_GE(at[0][k], at[0][k - 1]);
+    }
+  }
+  EXPECT_NE(at[0].front(), at[0].back());
+  EXPECT_EQ(run("run " + exp + " --set faults.random_until=50 --out " + d + "/x").code, 2);
+}
