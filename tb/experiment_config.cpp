@@ -512,9 +512,10 @@ void parse_faults(const Ctx& c, const YAML::Node& f, ExperimentConfig& cfg) {
     if (f["random_at"])
       fs.random_at = get_num<std::int64_t>(c, f["random_at"], "faults.random_at", 0, std::int64_t{1} << 50);
     if (f["random_until"]) {
-      fs.random_until = get_num<std::int64_t>(c, f["random_until"], "faults.random_until", 0, std::int64_t{1} << 50);
-      if (fs.random_until < fs.random_at)
-        throw ConfigError(fmt::format("{} = {} is before faults.random_at = {}: allowed {}..2^50",
+      fs.random_until = get_num<std::int64_t>(c, f["random_until"], "faults.random_until", -1, std::int64_t{1} << 50,
+                                              "-1 (every random fault at random_at) or random_at..2^50");
+      if (fs.random_until >= 0 && fs.random_until < fs.random_at)
+        throw ConfigError(fmt::format("{} = {} is before faults.random_at = {}: allowed -1 or {}..2^50",
                                       c.key("faults.random_until"), fs.random_until, fs.random_at, fs.random_at));
     }
     if (f["detection_delay"])
