@@ -221,7 +221,7 @@ void bind_endpoints(sc_core::sc_vector<Endpoint>& v, sc_core::sc_vector<hw::Netw
 void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
   if (cfg.traffic.traced()) {
-    auto records = parse_trace(read_text_file(cfg.traffic.trace, "trace file"), cfg.traffic.trace, t.num_nodes());
+    auto records = load_trace(cfg.traffic.trace, t.num_nodes(), cfg.traffic.flit_bytes);
     if (cfg.router.vct)
       for (const auto& r : records)
         if (r.flits > cfg.router.buffer_flits)

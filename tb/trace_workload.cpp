@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "common/text_input.hpp"
@@ -47,6 +49,138 @@ std::vector<TraceRecord> parse_trace(const std::string& text, const std::string&
   }
   if (out.empty()) throw ConfigError(fmt::format("{}: the trace has no packets", source));
   return out;
+}
+
+namespace {
+
+/// Little-endian fields of a byte string, with the offset for errors.
+class ByteReader {
+ public:
+  ByteReader(const std::string& b, std::string source) : m_b(b), m_source(std::move(source)) {}
+  bool at_end() const { return m_pos >= m_b.size(); }
+  std::size_t offset() const { return m_pos; }
+  std::uint64_t u(int bytes, const char* what) {
+    if (m_pos + static_cast<std::size_t>(bytes) > m_b.size())
+      throw ConfigError(fmt::format("{}: byte {}: the file ends inside {} (truncated?)", m_source, m_pos, what));
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(m_b[m_pos + static_cast<std::size_t>(i)])) << (8 * i);
+    m_pos += static_cast<std::size_t>(bytes);
+    return v;
+  }
+  void skip(std::size_t n, const char* what) {
+    if (m_pos + n > m_b.size())
+      throw ConfigError(fmt::format("{}: byte {}: the file ends inside {} (truncated?)", m_source, m_pos, what));
+    m_pos += n;
+  }
+
+ private:
+  const std::string& m_b;
+  std::string m_source;
+  std::size_t m_pos = 0;
+};
+
+constexpr std::uint32_t kNetraceMagic = 0x484A5455;
+
+/// Netrace packet sizes in bytes by type (its 31 types; 0 = not a packet).
+int netrace_bytes(unsigned type) {
+  switch (type) {
+    case 1:
+    case 5:
+    case 13:
+    case 14:
+    case 15:
+    case 25:
+    case 27:
+    case 28:
+    case 29:
+      return 8;  // requests, acknowledgements, errors, invalidations
+    case 2:
+    case 3:
+    case 4:
+    case 6:
+    case 16:
+    case 30:
+      return 72;  // data: read responses, writes, writebacks, downgrade responses
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+std::vector<TraceRecord> parse_netrace(const std::string& bytes, const std::string& source, int nodes, int flit_bytes) {
+  if (bytes.rfind("BZh", 0) == 0)
+    throw ConfigError(fmt::format("{}: a bzip2-compressed file; decompress it first (bunzip2 -k {})", source, source));
+  ByteReader in(bytes, source);
+  if (in.u(4, "the header") != kNetraceMagic)
+    throw ConfigError(fmt::format("{}: not a Netrace trace (bad magic number)", source));
+  const std::uint64_t version_bits = in.u(4, "the header");
+  float version = 0;
+  static_assert(sizeof(float) == 4);
+  const auto vb = static_cast<std::uint32_t>(version_bits);
+  std::memcpy(&version, &vb, 4);
+  if (version != 1.0f) throw ConfigError(fmt::format("{}: Netrace version {} (only 1.0 is read)", source, version));
+  in.skip(30, "the header");  // benchmark name
+  const auto trace_nodes = static_cast<int>(in.u(1, "the header"));
+  in.skip(1 + 8 + 8, "the header");  // padding, cycles, packets
+  const auto notes = in.u(4, "the header");
+  const auto regions = in.u(4, "the header");
+  in.skip(8, "the header");
+  if (trace_nodes > nodes)
+    throw ConfigError(fmt::format("{}: the trace has {} nodes, the network {}", source, trace_nodes, nodes));
+  if (notes >= 8192 || regions > 100)
+    throw ConfigError(
+        fmt::format("{}: header with {} bytes of notes and {} regions (at most 8191, 100)", source, notes, regions));
+  in.skip(static_cast<std::size_t>(notes), "the notes");
+  in.skip(static_cast<std::size_t>(regions) * 24, "the regions");
+  std::vector<TraceRecord> out;
+  std::vector<std::vector<std::uint64_t>> waiters;  // per record: ids of the packets that wait for it
+  std::unordered_map<std::uint64_t, std::size_t> index_of;
+  while (!in.at_end()) {
+    const std::size_t at = in.offset();
+    TraceRecord r;
+    r.cycle = in.u(8, "a packet");
+    r.id = in.u(4, "a packet");
+    in.u(4, "a packet");  // address
+    const auto type = static_cast<unsigned>(in.u(1, "a packet"));
+    r.src = static_cast<routing::NodeId>(in.u(1, "a packet"));
+    r.dst = static_cast<routing::NodeId>(in.u(1, "a packet"));
+    in.u(1, "a packet");  // node types
+    const auto deps = in.u(1, "a packet");
+    const int b = netrace_bytes(type);
+    if (b == 0)
+      throw ConfigError(fmt::format("{}: byte {}: packet {} has type {}, not a packet type", source, at, r.id, type));
+    if (r.src >= nodes || r.dst >= nodes)
+      throw ConfigError(fmt::format("{}: byte {}: packet {} from node {} to {}; the network has nodes 0..{}", source,
+                                    at, r.id, r.src, r.dst, nodes - 1));
+    r.flits = std::max(1, (b + flit_bytes - 1) / flit_bytes);
+    std::vector<std::uint64_t> w;
+    for (std::uint64_t i = 0; i < deps; ++i) w.push_back(in.u(4, "a dependency list"));
+    if (r.src == r.dst) continue;  // a node's message to itself never enters the network
+    if (!index_of.emplace(r.id, out.size()).second)
+      throw ConfigError(fmt::format("{}: byte {}: packet id {} appears twice", source, at, r.id));
+    out.push_back(std::move(r));
+    waiters.push_back(std::move(w));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::uint64_t id : waiters[i]) {
+      const auto it = index_of.find(id);
+      if (it == index_of.end()) continue;  // a waiter that never enters the network (to itself) or is cut off
+      out[it->second].deps.push_back(i);
+    }
+  if (out.empty()) throw ConfigError(fmt::format("{}: the trace has no packets between distinct nodes", source));
+  return out;
+}
+
+std::vector<TraceRecord> load_trace(const std::string& path, int nodes, int flit_bytes) {
+  const std::string bytes = read_text_file(path, "trace file");
+  if (bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0x55 &&
+      static_cast<unsigned char>(bytes[1]) == 0x54 && static_cast<unsigned char>(bytes[2]) == 0x4A &&
+      static_cast<unsigned char>(bytes[3]) == 0x48)
+    return parse_netrace(bytes, path, nodes, flit_bytes);
+  if (bytes.rfind("BZh", 0) == 0) return parse_netrace(bytes, path, nodes, flit_bytes);  // the error says what to do
+  return parse_trace(bytes, path, nodes);
 }
 
 TraceEndpoint::TraceEndpoint(sc_core::sc_module_name name, TraceController& controller, int flit_bytes)

@@ -37,6 +37,24 @@ struct TraceRecord {
 /// dependency on an id not listed before it (so no cycle can form).
 std::vector<TraceRecord> parse_trace(const std::string& text, const std::string& source, int nodes);
 
+/// Parses a Netrace trace (v1.0, little-endian, uncompressed: run bunzip2
+/// on a .tra.bz2 first): a 72-byte header (magic 0x484A5455, version 1.0,
+/// benchmark name, node count, cycles, packets, notes length, regions),
+/// the notes, 24 bytes per region, then per packet a 21-byte record (cycle,
+/// id, address, type, source, destination, node types, dependency count)
+/// followed by 4-byte packet ids. A Netrace packet lists the packets that
+/// wait for it; here each of those depends on it. Lengths come from the
+/// packet type (8-byte requests and acknowledgements, 72-byte data
+/// messages, as Netrace sizes them) in flits of `flit_bytes`. Throws
+/// ConfigError naming the file and the byte offset for a compressed file,
+/// a bad magic or version, a truncated record, an unknown packet type, a
+/// node beyond `nodes`, or a dependency on a packet the trace lacks.
+std::vector<TraceRecord> parse_netrace(const std::string& bytes, const std::string& source, int nodes, int flit_bytes);
+
+/// Reads a trace file in either format: Netrace when it starts with
+/// Netrace's magic number, the text format otherwise.
+std::vector<TraceRecord> load_trace(const std::string& path, int nodes, int flit_bytes);
+
 class TraceController;
 
 /// One node's endpoint: sends what the controller releases and reports each

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "common/config_error.hpp"
 #include "harness.hpp"
@@ -93,4 +94,70 @@ TEST(Trace, MalformedTracesNameTheirLine) {
   const auto r = ftsim::tb::parse_trace("5 10 0 3 2\n9 0 3 0 1 5\n", "ok", 4);
   ASSERT_EQ(r.size(), 2U);
   EXPECT_EQ(r[1].deps, std::vector<std::size_t>{0});
+}
+
+namespace {
+// Little-endian bytes of v in n bytes.
+void le(std::string& s, std::uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+// A Netrace v1.0 file: 72-byte header (no notes, no regions), then packets
+// {cycle, id, type, src, dst, waiters}.
+std::string netrace(int nodes, const std::vector<std::tuple<int, int, int, int, int, std::vector<int>>>& packets) {
+  std::string s;
+  le(s, 0x484A5455, 4);
+  le(s, 0x3F800000, 4);  // 1.0f
+  s.append(30, '\0');
+  le(s, static_cast<std::uint64_t>(nodes), 1);
+  s.push_back('\0');
+  le(s, 1000, 8);
+  le(s, packets.size(), 8);
+  le(s, 0, 4);
+  le(s, 0, 4);
+  s.append(8, '\0');
+  for (const auto& [cycle, id, type, src, dst, waiters] : packets) {
+    le(s, static_cast<std::uint64_t>(cycle), 8);
+    le(s, static_cast<std::uint64_t>(id), 4);
+    le(s, 0, 4);
+    le(s, static_cast<std::uint64_t>(type), 1);
+    le(s, static_cast<std::uint64_t>(src), 1);
+    le(s, static_cast<std::uint64_t>(dst), 1);
+    le(s, 0, 1);
+    le(s, waiters.size(), 1);
+    for (int w : waiters) le(s, static_cast<std::uint64_t>(w), 4);
+  }
+  return s;
+}
+}  // namespace
+
+TEST(Trace, NetraceFilesAreReadWithTheirDependencies) {
+  // A ReadReq (8 bytes: 1 flit of 16 bytes) from node 0 to 1 that packet 11
+  // waits for, and the ReadResp (72 bytes: 5 flits) back; a third packet to
+  // itself never enters the network. Netrace lists the waiters on the
+  // packet they wait for; ftsim turns that into 11 depending on 10.
+  const std::string bytes = netrace(4, {{0, 10, 1, 0, 1, {11}}, {0, 11, 2, 1, 0, {}}, {3, 12, 1, 2, 2, {}}});
+  const auto r = ftsim::tb::parse_netrace(bytes, "n.tra", 4, 16);
+  ASSERT_EQ(r.size(), 2U);
+  EXPECT_EQ(r[0].flits, 1);
+  EXPECT_EQ(r[1].flits, 5);
+  EXPECT_EQ(r[1].deps, std::vector<std::size_t>{0});
+  EXPECT_TRUE(r[0].deps.empty());
+  // Run it: the response leaves only after the request has arrived.
+  const std::string path = write_trace("n.tra", bytes);
+  ftsim::test::Harness h(yaml("mesh:2x2", path));
+  run_to_end(h);
+  const auto& tc = *h.net->trace_controller;
+  ASSERT_TRUE(tc.finished());
+  EXPECT_EQ(tc.arrived(), 2U);
+  EXPECT_GE(tc.times()[1].injected, tc.times()[0].delivered);
+  // Errors name the file.
+  for (const std::string& bad : {std::string("BZh91AY"), bytes.substr(0, 80), netrace(9, {}),
+                                 netrace(4, {{0, 1, 7, 0, 1, {}}}), netrace(4, {{0, 1, 1, 0, 6, {}}})}) {
+    try {
+      ftsim::tb::parse_netrace(bad, "bad.tra", 4, 16);
+      ADD_FAILURE() << "accepted a bad file of " << bad.size() << " bytes";
+    } catch (const ftsim::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.tra"), std::string::npos) << e.what();
+    }
+  }
 }
