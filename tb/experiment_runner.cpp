@@ -896,6 +896,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                                                                    kEchoNodes, kEchoBytes)}};
   j["complete"] = monitor.stop_signal == 0;
   if (monitor.stop_signal != 0) j["interrupted"] = signal_name(monitor.stop_signal);
+  add_mechanism_energy(j, cfg, tech);  // after the mechanisms' sections
   j["warnings"] = run_warnings(j);
   write_outputs(opts.out_dir, monitor, j);
   if (!vcd_error.empty()) throw OutputError(vcd_error + "; the other outputs were written");

@@ -208,20 +208,15 @@ Technology load_technology(const std::string& path) {
     const char* key;
     double* to;
   };
-  const Field fields[] = {{"dynamic_pj", "buffer_write", &t.buffer_write_pj},
-                          {"dynamic_pj", "buffer_read", &t.buffer_read_pj},
-                          {"dynamic_pj", "crossbar", &t.crossbar_pj},
-                          {"dynamic_pj", "link_per_bit", &t.link_pj_per_bit},
-                          {"dynamic_pj", "routing", &t.routing_pj},
-                          {"dynamic_pj", "routing_table", &t.routing_table_pj},
-                          {"dynamic_pj", "selection", &t.selection_pj},
-                          {"dynamic_pj", "switch_allocation", &t.switch_allocation_pj},
-                          {"static_mw", "buffer", &t.buffer_static_mw},
-                          {"static_mw", "crossbar", &t.crossbar_static_mw},
-                          {"static_mw", "link_per_bit", &t.link_static_mw_per_bit},
-                          {"static_mw", "routing", &t.routing_static_mw},
-                          {"static_mw", "routing_table", &t.routing_table_static_mw},
-                          {"static_mw", "selection", &t.selection_static_mw}};
+  const Field fields[] = {
+      {"dynamic_pj", "buffer_write", &t.buffer_write_pj}, {"dynamic_pj", "buffer_read", &t.buffer_read_pj},
+      {"dynamic_pj", "crossbar", &t.crossbar_pj},         {"dynamic_pj", "link_per_bit", &t.link_pj_per_bit},
+      {"dynamic_pj", "routing", &t.routing_pj},           {"dynamic_pj", "routing_table", &t.routing_table_pj},
+      {"dynamic_pj", "selection", &t.selection_pj},       {"dynamic_pj", "switch_allocation", &t.switch_allocation_pj},
+      {"dynamic_pj", "table_write", &t.table_write_pj},   {"static_mw", "buffer", &t.buffer_static_mw},
+      {"static_mw", "crossbar", &t.crossbar_static_mw},   {"static_mw", "link_per_bit", &t.link_static_mw_per_bit},
+      {"static_mw", "routing", &t.routing_static_mw},     {"static_mw", "routing_table", &t.routing_table_static_mw},
+      {"static_mw", "selection", &t.selection_static_mw}};
   for (const char* section : {"dynamic_pj", "static_mw"}) {
     const YAML::Node sec = root[section];
     if (!sec || !sec.IsMap()) throw ConfigError(fmt::format("{}: missing the map '{}'", path, section));
@@ -282,6 +277,34 @@ nlohmann::json energy_json(const Network& net, const ExperimentConfig& cfg, cons
   j["total_pj"] = d_total + s_total;
   j["pj_per_delivered_flit"] = ev.ejected_flits ? (d_total + s_total) / static_cast<double>(ev.ejected_flits) : 0.0;
   return j;
+}
+
+void add_mechanism_energy(nlohmann::json& stats, const ExperimentConfig& cfg, const Technology& tech) {
+  if (!stats.contains("energy")) return;
+  auto num = [&](const char* section, const char* key) {
+    if (!stats.contains(section) || !stats[section].is_object() || !stats[section].contains(key) ||
+        !stats[section][key].is_number())
+      return 0.0;
+    return stats[section][key].get<double>();
+  };
+  const double flit_bits = 8.0 * cfg.traffic.flit_bytes;
+  nlohmann::json m;
+  m["immunet_control_links"] = num("reconfiguration", "control_link_flits") * flit_bits * tech.link_pj_per_bit;
+  m["immunet_table_updates"] =
+      (num("reconfiguration", "safe_control_hops") + num("reconfiguration", "adaptive_control_hops")) *
+      tech.table_write_pj;
+  m["ddrc_table_writes"] = num("ddrc", "table_writes") * tech.table_write_pj;
+  m["dqr_table_writes"] = num("dqr", "table_writes") * tech.table_write_pj;
+  double total = 0;
+  for (const auto& [k, v] : m.items()) total += v.get<double>();
+  m["total"] = total;
+  auto& e = stats["energy"];
+  e["mechanisms_pj"] = m;
+  const double all = e["dynamic_pj"]["total"].get<double>() + e["static_pj"]["total"].get<double>() + total;
+  const double per = e["pj_per_delivered_flit"].get<double>();
+  const double old_total = e["total_pj"].get<double>();
+  e["total_pj"] = all;
+  if (per > 0 && old_total > 0) e["pj_per_delivered_flit"] = per * all / old_total;
 }
 
 }  // namespace ftsim::tb

@@ -72,6 +72,7 @@ struct Technology {
   double clock_ghz = 1.0;
   double buffer_write_pj = 4.0, buffer_read_pj = 3.0, crossbar_pj = 0.8, link_pj_per_bit = 0.0488;
   double routing_pj = 0.06, routing_table_pj = 0.12, selection_pj = 0.05, switch_allocation_pj = 0.0;
+  double table_write_pj = 0.12;  ///< one routing-table entry written (a mechanism's reconfiguration)
   double buffer_static_mw = 15.0, crossbar_static_mw = 2.75, link_static_mw_per_bit = 0.00048;
   double routing_static_mw = 0.12, routing_table_static_mw = 0.24, selection_static_mw = 0.11;
 };
@@ -105,5 +106,15 @@ struct EnergyEvents {
 /// routing_table per computation.
 nlohmann::json energy_json(const Network& net, const ExperimentConfig& cfg, const Technology& tech,
                            const EnergyEvents& ev);
+
+/// Adds the mechanisms' own events to stats.json `energy` (run after every
+/// other section is written): Immunet's control packets on the links
+/// (`reconfiguration.control_link_flits` x link energy) and one table
+/// entry written per control packet handled (`safe_control_hops` +
+/// `adaptive_control_hops`); DDRC's and DQR's table writes (`ddrc` / `dqr`
+/// `table_writes`, entries). energy.mechanisms_pj {immunet_control_links,
+/// immunet_table_updates, ddrc_table_writes, dqr_table_writes, total};
+/// total_pj and pj_per_delivered_flit include them.
+void add_mechanism_energy(nlohmann::json& stats, const ExperimentConfig& cfg, const Technology& tech);
 
 }  // namespace ftsim::tb

@@ -227,3 +227,29 @@ TEST(EnergyModel, TheShippedTechnologyFileIsTheDefaultAndBadFilesAreNamed) {
     EXPECT_DOUBLE_EQ(a, b);
   EXPECT_THROW(ftsim::tb::load_technology(dir + "/no/such/file.yaml"), ftsim::ConfigError);
 }
+
+TEST(EnergyModel, MechanismEventsByHand) {
+  // Immunet: 10 control flits on links of 128-bit flits at 0.0488 pJ/bit =
+  // 62.464 pJ, 2 + 3 control packets handled, one table entry each at 0.12
+  // pJ = 0.6; DDRC: 5 table entries written = 0.6. 63.664 pJ in all, added
+  // to a run of 400 pJ that delivered 10 flits (40 pJ each): 463.664 pJ,
+  // 46.3664 pJ per delivered flit.
+  nlohmann::json s = {
+      {"reconfiguration", {{"control_link_flits", 10}, {"safe_control_hops", 2}, {"adaptive_control_hops", 3}}},
+      {"ddrc", {{"table_writes", 5}}},
+      {"energy",
+       {{"dynamic_pj", {{"total", 100.0}}},
+        {"static_pj", {{"total", 300.0}}},
+        {"total_pj", 400.0},
+        {"pj_per_delivered_flit", 40.0}}}};
+  ftsim::tb::ExperimentConfig cfg;
+  cfg.traffic.flit_bytes = 16;
+  ftsim::tb::add_mechanism_energy(s, cfg, ftsim::tb::Technology{});
+  const auto& m = s["energy"]["mechanisms_pj"];
+  EXPECT_NEAR(m["immunet_control_links"].get<double>(), 62.464, 1e-9);
+  EXPECT_NEAR(m["immunet_table_updates"].get<double>(), 0.6, 1e-9);
+  EXPECT_NEAR(m["ddrc_table_writes"].get<double>(), 0.6, 1e-9);
+  EXPECT_NEAR(m["total"].get<double>(), 63.664, 1e-9);
+  EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), 463.664, 1e-9);
+  EXPECT_NEAR(s["energy"]["pj_per_delivered_flit"].get<double>(), 46.3664, 1e-9);
+}
