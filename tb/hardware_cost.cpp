@@ -102,6 +102,12 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
       block("reroute_timer", "dlr", "ceil(log2(dlr.reroute_timeout + 1))").add(bits_for_count(cfg.dlr.reroute_timeout));
     }
   }
+  if (cfg.routing == "go-neighbor-switch" || cfg.routing == "go-down-level" || cfg.routing == "gns+gdl") {
+    // MiKANT's fault-tolerant algorithms decide from the switch's own
+    // ports: a fault flag per port (section 4's local link status).
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r)
+      block("port_fault_flags", "mikant", "P (a fault flag per port, read by the local rerouting)").add(topo.radix(r));
+  }
   long long inode_header = 0;
   if (const auto* in = dynamic_cast<const routing::InodeRouting*>(&net.relation())) {
     // Section 5.2: per source node, per destination, the intermediate

@@ -25,7 +25,8 @@ class Network;
 ///     immunet_safe_table, immunet_adaptive_table, immunet_ss_table,
 ///     immunet_epl_register (routing immunet); reroute_vector and
 ///     reroute_timer (ddlr, adlr); inodes_routing_info (per source node,
-///     at the network interface) (inodes:*);
+///     at the network interface) (inodes:*); port_fault_flags (MiKANT's
+///     go-neighbor-switch, go-down-level, gns+gdl);
 ///   storage_bits: {total, per_router_mean, by_mechanism: {router, immunet, dlr, lft, inodes}},
 ///   logic: {crossbar_inputs, crossbar_outputs, crosspoints (totals and
 ///     per_router_max), switch_allocator_arbiters, vc_allocator_arbiters,

@@ -253,3 +253,20 @@ TEST(EnergyModel, MechanismEventsByHand) {
   EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), 463.664, 1e-9);
   EXPECT_NEAR(s["energy"]["pj_per_delivered_flit"].get<double>(), 46.3664, 1e-9);
 }
+
+TEST(HardwareCost, MikantPortFaultFlagsByHand) {
+  // mikant:3,3 routed by Go-Neighbor-Switch and Go-Down-Level: each of its
+  // 36 switches has 2k = 6 ports and keeps a fault flag per port: 6 bits,
+  // 216 in all; shortest-path routing alone keeps none.
+  const auto cfg = parse_experiment(
+      "topology: mikant:3,3\nrouting: gns+gdl\nrouter: {vcs: 2, buffer_flits: 8, flow_control: vct}\ntraffic: "
+      "{load: 0.1}\n",
+      {});
+  const Network& net = *new Network("mikant", cfg);
+  const auto j = hardware_cost_json(net, cfg);
+  EXPECT_EQ(bits_of(j, "port_fault_flags"), 6);
+  EXPECT_EQ(bits_of(j, "port_fault_flags", "bits_total"), 36 * 6);
+  auto plain = cfg;
+  plain.routing = "mikant-shortest";
+  EXPECT_EQ(bits_of(hardware_cost_json(net, plain), "port_fault_flags"), -1);
+}
