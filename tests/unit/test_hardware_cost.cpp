@@ -20,6 +20,18 @@ using ftsim::tb::parse_experiment;
 
 namespace {
 
+/// The cost report of a network elaborated from `topology`, `routing` and a
+/// router section (VCT, `vcs` VCs of `buffer` flits) under module name `name`.
+nlohmann::json cost_of(const std::string& name, const std::string& topology, const std::string& routing, int vcs,
+                       int buffer, const std::string& extra = "") {
+  const auto cfg = parse_experiment(
+      "topology: " + topology + "\nrouting: " + routing + "\nrouter: {vcs: " + std::to_string(vcs) +
+          ", buffer_flits: " + std::to_string(buffer) + ", flow_control: vct}\ntraffic: {load: 0.1}\n" + extra,
+      {});
+  const Network& net = *new Network(name.c_str(), cfg);
+  return hardware_cost_json(net, cfg);
+}
+
 long long bits_of(const nlohmann::json& j, const std::string& block, const char* field = "bits_per_router_max") {
   for (const auto& b : j["blocks"])
     if (b["block"] == block) return b[field].get<long long>();
@@ -55,12 +67,7 @@ TEST(HardwareCost, ImmunetTablesByHandOnA4x4Torus) {
   // destination (80 bits), the Adaptive table a mask and a distance 0..16
   // (5 bits) per destination (16 x 10 = 160), the SS table (2 x 2)^2 = 16,
   // the 32-bit EPL register.
-  const auto cfg = parse_experiment(
-      "topology: torus:4x4\nrouting: immunet\nrouter: {vcs: 2, buffer_flits: 8, flow_control: vct}\ntraffic: {load: "
-      "0.1}\n",
-      {});
-  const Network& net = *new Network("imm", cfg);
-  const auto j = hardware_cost_json(net, cfg);
+  const auto j = cost_of("imm", "torus:4x4", "immunet", 2, 8);
   EXPECT_EQ(bits_of(j, "immunet_safe_table"), 80);
   EXPECT_EQ(bits_of(j, "immunet_adaptive_table"), 160);
   EXPECT_EQ(bits_of(j, "immunet_ss_table"), 16);
@@ -102,20 +109,10 @@ TEST(HardwareCost, ForwardingTablesAndTheRerouteVectorOnAFatTree) {
   // destinations of ceil(log2 5) = 3 bits: 24 bits per switch. ADLR instead:
   // a re-route bit per upward port (k = 2) and a time-out counter to 10,000
   // (14 bits).
-  const auto lft = parse_experiment(
-      "topology: kary-ntree:2,3\nrouting: updown-det\nddrc: {enabled: true}\nrouter: {vcs: 1, buffer_flits: 8, "
-      "flow_control: vct}\ntraffic: {load: 0.1}\n",
-      {});
-  const Network& a = *new Network("ddrc", lft);
-  const auto ja = hardware_cost_json(a, lft);
+  const auto ja = cost_of("ddrc", "kary-ntree:2,3", "updown-det", 1, 8, "ddrc: {enabled: true}\n");
   EXPECT_EQ(bits_of(ja, "forwarding_table"), 24);
   EXPECT_EQ(bits_of(ja, "forwarding_table", "bits_total"), 12 * 24);
-  const auto dlr = parse_experiment(
-      "topology: kary-ntree:2,3\nrouting: adlr\nrouter: {vcs: 1, buffer_flits: 8, flow_control: vct}\ntraffic: {load: "
-      "0.1}\n",
-      {});
-  const Network& b = *new Network("adlr", dlr);
-  const auto jb = hardware_cost_json(b, dlr);
+  const auto jb = cost_of("adlr", "kary-ntree:2,3", "adlr", 1, 8);
   EXPECT_EQ(bits_of(jb, "reroute_vector"), 2);
   EXPECT_EQ(bits_of(jb, "reroute_timer"), 14);
   EXPECT_EQ(jb["storage_bits"]["by_mechanism"]["dlr"].get<long long>(), 12 * (2 + 14));
@@ -127,13 +124,7 @@ TEST(HardwareCost, IntermediateNodeRoutingInfoAsSection52) {
   // torus: 4 x 64 x 8 = 2,048 bits per node; the header adds at most two
   // subheaders of a 6-bit address (Fig. 8): 12 bits. (The paper's 65,536
   // nodes give 256 KB: InodeRoutingInfo.Ix2TableFor65536NodesIs256KB.)
-  const auto cfg = parse_experiment(
-      "topology: torus:4x4x4\nrouting: inodes:Ix2\nrouter: {vcs: 5, buffer_flits: 10, flow_control: vct}\ntraffic: "
-      "{load: "
-      "0.1}\n",
-      {});
-  const Network& net = *new Network("inodes", cfg);
-  const auto j = hardware_cost_json(net, cfg);
+  const auto j = cost_of("inodes", "torus:4x4x4", "inodes:Ix2", 5, 10);
   EXPECT_EQ(bits_of(j, "inodes_routing_info"), 2048);
   EXPECT_EQ(bits_of(j, "inodes_routing_info", "bits_total"), 64 * 2048);
   EXPECT_EQ(j["header_bits"]["inodes_max"].get<long long>(), 12);
@@ -258,15 +249,8 @@ TEST(HardwareCost, MikantPortFaultFlagsByHand) {
   // mikant:3,3 routed by Go-Neighbor-Switch and Go-Down-Level: each of its
   // 36 switches has 2k = 6 ports and keeps a fault flag per port: 6 bits,
   // 216 in all; shortest-path routing alone keeps none.
-  const auto cfg = parse_experiment(
-      "topology: mikant:3,3\nrouting: gns+gdl\nrouter: {vcs: 2, buffer_flits: 8, flow_control: vct}\ntraffic: "
-      "{load: 0.1}\n",
-      {});
-  const Network& net = *new Network("mikant", cfg);
-  const auto j = hardware_cost_json(net, cfg);
+  const auto j = cost_of("mikant", "mikant:3,3", "gns+gdl", 2, 8);
   EXPECT_EQ(bits_of(j, "port_fault_flags"), 6);
   EXPECT_EQ(bits_of(j, "port_fault_flags", "bits_total"), 36 * 6);
-  auto plain = cfg;
-  plain.routing = "mikant-shortest";
-  EXPECT_EQ(bits_of(hardware_cost_json(net, plain), "port_fault_flags"), -1);
+  EXPECT_EQ(bits_of(cost_of("mikant_plain", "mikant:3,3", "mikant-shortest", 2, 8), "port_fault_flags"), -1);
 }
