@@ -166,6 +166,9 @@ struct NetworkStats {
   std::uint64_t crossbar_flits = 0;
   std::uint64_t ejected_flits = 0;
   std::uint64_t crossbar_heads = 0;
+  /// The same per router (index: router id), and the flits written into
+  /// each router's input buffers (from its nodes and from its links).
+  std::vector<std::uint64_t> router_crossbar, router_ejected, router_heads, router_arrivals;
   // Measurement window.
   std::uint64_t window_start = 0;
   std::uint64_t window_end = 0;

@@ -442,6 +442,14 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
       ++ctx.stats.crossbar_flits;
       ctx.stats.ejected_flits += op.ejection;
       ctx.stats.crossbar_heads += f.head;
+      if (!ctx.stats.router_crossbar.empty()) {
+        const auto me = static_cast<std::size_t>(r.m_id);
+        ++ctx.stats.router_crossbar[me];
+        ctx.stats.router_ejected[me] += op.ejection;
+        ctx.stats.router_heads[me] += f.head;
+        if (!op.ejection && op.link->receiver != nullptr)
+          ++ctx.stats.router_arrivals[static_cast<std::size_t>(op.link->receiver->id())];
+      }
       ctx.stats.last_move_cycle = c;
     }
     if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -282,6 +283,59 @@ nlohmann::json energy_json(const Network& net, const ExperimentConfig& cfg, cons
                     {"routing", s_route}, {"selection", s_sel},  {"total", s_total}};
   j["total_pj"] = d_total + s_total;
   j["pj_per_delivered_flit"] = ev.ejected_flits ? (d_total + s_total) / static_cast<double>(ev.ejected_flits) : 0.0;
+  // Per router class: tier t = switch hops from the nearest router with a
+  // terminal node (direct networks: every router is tier 0; fat trees:
+  // leaves 0, then up). Each router's own events and static share.
+  const auto& st = net.context().stats;
+  if (st.router_crossbar.size() == static_cast<std::size_t>(topo.num_routers())) {
+    std::vector<int> tier(static_cast<std::size_t>(topo.num_routers()), -1);
+    std::vector<routing::RouterId> q;
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r)
+      for (routing::PortId p = 0; p < topo.radix(r); ++p) {
+        const auto& pp = topo.peer(r, p);
+        if (pp.kind == routing::PortPeer::Kind::kNode && !topo.is_switch_endpoint(pp.id) &&
+            tier[static_cast<std::size_t>(r)] < 0) {
+          tier[static_cast<std::size_t>(r)] = 0;
+          q.push_back(r);
+        }
+      }
+    for (std::size_t i = 0; i < q.size(); ++i)
+      for (routing::PortId p = 0; p < topo.radix(q[i]); ++p) {
+        const auto& pp = topo.peer(q[i], p);
+        if (pp.kind != routing::PortPeer::Kind::kRouter || tier[static_cast<std::size_t>(pp.id)] >= 0) continue;
+        tier[static_cast<std::size_t>(pp.id)] = tier[static_cast<std::size_t>(q[i])] + 1;
+        q.push_back(pp.id);
+      }
+    std::map<int, std::array<double, 3>> cls;  // tier -> routers, dynamic, static
+    for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      const double xb = static_cast<double>(st.router_crossbar[ri]);
+      const double links_out = xb - static_cast<double>(st.router_ejected[ri]);
+      const double heads = static_cast<double>(st.router_heads[ri]);
+      const double dyn = static_cast<double>(st.router_arrivals[ri]) * tech.buffer_write_pj * scale +
+                         xb * (tech.buffer_read_pj + tech.crossbar_pj) * scale + xb * tech.switch_allocation_pj +
+                         links_out * flit_bits * tech.link_pj_per_bit +
+                         heads * ((tables ? tech.routing_table_pj : tech.routing_pj) + tech.selection_pj);
+      double directions = 0;
+      for (routing::PortId p = 0; p < topo.radix(r); ++p)
+        directions += topo.peer(r, p).kind == routing::PortPeer::Kind::kRouter;
+      const double sta =
+          (static_cast<double>(topo.radix(r)) * cfg.router.vcs * tech.buffer_static_mw * scale +
+           tech.crossbar_static_mw * scale + (tables ? tech.routing_table_static_mw : tech.routing_static_mw) +
+           tech.selection_static_mw + directions * flit_bits * tech.link_static_mw_per_bit) *
+          ns;
+      auto& c = cls[tier[ri]];
+      c[0] += 1;
+      c[1] += dyn;
+      c[2] += sta;
+    }
+    j["by_router_class"] = nlohmann::json::array();
+    for (const auto& [t, c] : cls)
+      j["by_router_class"].push_back({{"class", t < 0 ? std::string("unreached") : fmt::format("tier {}", t)},
+                                      {"routers", static_cast<long long>(c[0])},
+                                      {"dynamic_pj", c[1]},
+                                      {"static_pj", c[2]}});
+  }
   return j;
 }
 

@@ -141,6 +141,9 @@ void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
   m_ctx.topology = m_topo.get();
   m_ctx.max_packet_flits = max_len;
   m_ctx.period_ticks = clk.period().value();
+  for (auto* v : {&m_ctx.stats.router_crossbar, &m_ctx.stats.router_ejected, &m_ctx.stats.router_heads,
+                  &m_ctx.stats.router_arrivals})
+    v->assign(static_cast<std::size_t>(m_topo->num_routers()), 0);
   m_ctx.stats.window_start = static_cast<std::uint64_t>(cfg.sim.warmup_cycles);
   m_ctx.stats.window_end = static_cast<std::uint64_t>(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
 }

@@ -82,6 +82,7 @@ class Network : public sc_core::sc_module {
   std::unique_ptr<hw::SubnetManager> subnet_manager;
 
   hw::NetworkContext& context() { return m_ctx; }
+  const hw::NetworkContext& context() const { return m_ctx; }
   /// The mechanisms active in this network (tb/mechanism_registry.hpp).
   const std::vector<MechanismPlugin>& mechanisms() const { return m_mechanisms; }
   const routing::Topology& topology() const { return *m_topo; }

@@ -254,3 +254,40 @@ TEST(HardwareCost, MikantPortFaultFlagsByHand) {
   EXPECT_EQ(bits_of(j, "port_fault_flags", "bits_total"), 36 * 6);
   EXPECT_EQ(bits_of(cost_of("mikant_plain", "mikant:3,3", "mikant-shortest", 2, 8), "port_fault_flags"), -1);
 }
+
+TEST(EnergyModel, ByRouterClassOnAFatTreeByHand) {
+  // kary-ntree:2,2 (two leaves of two nodes, two top switches), ADLR, one
+  // 4-flit packet of 128-bit flits from node 0 to node 2: leaf, top, leaf.
+  // Tier 0 (the leaves): 8 flits written (4 from the node, 4 from the top),
+  // 8 read through the crossbar, 4 sent on a link, 2 heads:
+  // 8 x 4.0 + 8 x (3.0 + 0.8) + 4 x 128 x 0.0488 + 2 x (0.06 + 0.05) =
+  // 87.6056 pJ. Tier 1: 4 written, 4 read, 4 on a link, 1 head: 56.2956 pJ.
+  // The classes add up to the totals.
+  auto cfg = parse_experiment(
+      "topology: kary-ntree:2,2\nrouting: adlr\nrouter: {vcs: 1, buffer_flits: 8, flow_control: vct}\ntraffic: "
+      "{load: 0.01, flit_bytes: 16}\n",
+      {});
+  Network& net = *new Network("tree", cfg);
+  for (auto& g : net.generators) g.stop();
+  send(net, 0, 2, 64);
+  sc_core::sc_start(net.clk.period() * 200.0);
+  const auto& s = net.context().stats;
+  ASSERT_EQ(s.delivered, 1U);
+  ftsim::tb::EnergyEvents ev;
+  ev.crossbar_flits = s.crossbar_flits;
+  ev.ejected_flits = s.ejected_flits;
+  ev.heads = s.crossbar_heads;
+  ev.injected_flits = s.flits_moved - s.crossbar_flits;
+  ev.cycles = 100;
+  const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
+  const auto& c = j["by_router_class"];
+  ASSERT_EQ(c.size(), 2U);
+  EXPECT_EQ(c[0]["class"], "tier 0");
+  EXPECT_EQ(c[0]["routers"].get<int>(), 2);
+  EXPECT_NEAR(c[0]["dynamic_pj"].get<double>(), 87.6056, 1e-6);
+  EXPECT_NEAR(c[1]["dynamic_pj"].get<double>(), 56.2956, 1e-6);
+  EXPECT_NEAR(c[0]["dynamic_pj"].get<double>() + c[1]["dynamic_pj"].get<double>(),
+              j["dynamic_pj"]["total"].get<double>(), 1e-6);
+  EXPECT_NEAR(c[0]["static_pj"].get<double>() + c[1]["static_pj"].get<double>(), j["static_pj"]["total"].get<double>(),
+              1e-6);
+}
