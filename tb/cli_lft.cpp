@@ -121,8 +121,9 @@ void lft_diff_command(const std::string& lft_a, const std::string& lft_b, const 
 /// ConfigError for an unknown topology, initial or variant, a link that does
 /// not exist, or a reconfiguration that fails.
 void lft_export_command(const std::string& topology, const std::string& initial, const std::vector<std::string>& faults,
-                        const std::vector<std::string>& failed_switches, const std::string& variant,
-                        const std::string& fallback, const std::string& out, const std::string& endpoints) {
+                        const std::vector<std::string>& failed_switches, const std::vector<std::string>& repairs,
+                        const std::string& variant, const std::string& fallback, const std::string& out,
+                        const std::string& endpoints) {
   namespace rt = ftsim::routing;
   const auto topo = lft_fabric(topology, endpoints);
   const bool switch_endpoints = topo->num_nodes() > 0 && topo->is_switch_endpoint(topo->num_nodes() - 1);
@@ -135,6 +136,8 @@ void lft_export_command(const std::string& topology, const std::string& initial,
     throw ftsim::ConfigError(fmt::format("--fallback '{}': one of none, updn", fallback));
   std::vector<rt::RouterId> dead_switches;
   rt::dqr::Layers layers = init.layers;
+  if (!repairs.empty() && faults.empty())
+    throw ftsim::ConfigError("lft export: --repair needs the failed links (--fault) it repairs");
   if (!faults.empty() || !failed_switches.empty()) {
     std::vector<rt::LinkId> links;
     for (const auto& f : faults) links.push_back(topo->parse_link_any(f));
@@ -168,6 +171,15 @@ void lft_export_command(const std::string& topology, const std::string& initial,
     for (std::size_t i = 0; i < dead_switches.size(); ++i)
       apply(engine.fail_switch(dead_switches[i], opt), "switch " + failed_switches[i]);
     if (!links.empty()) apply(engine.reconfigure(links, opt), fmt::format("{}", fmt::join(faults, ", ")));
+    if (!repairs.empty()) {
+      // The links come back: DQR writes the initial entries back, nearest
+      // the destination first (dqr::Engine::restore).
+      std::vector<rt::LinkId> back;
+      for (const auto& f : repairs) back.push_back(topo->parse_link_any(f));
+      const auto r = engine.restore(back);
+      events.push_back(fmt::format("repair of {}: {} entries written back nearest-first, {} destinations kept",
+                                   fmt::join(repairs, ", "), r.entries_changed, r.destinations_kept));
+    }
     tables = engine.tables();
     layers = engine.layers();
     what += fmt::format(", after {} ({} entries changed{})", fmt::join(events, "; "), changed,
@@ -279,6 +291,9 @@ class LftExportCommand final : public Command {
     m_app->add_option("--fail-switch", m_failed_switches,
                       "a failed switch (native label or switch name; repeatable): one fault event each, its HCAs "
                       "and its own LID leave every table");
+    m_app->add_option("--repair", m_repairs,
+                      "a link of --fault that comes back (repeatable): the initial entries are written back "
+                      "nearest the destination first, deadlock-free (DQR's repair)");
     m_app->add_option("--variant", m_variant, "DQR variant for --fault and --fail-switch (default lr-path)");
     m_app->add_option("--fallback", m_fallback,
                       "when DQR fails: none = exit 2 (default); updn = full reroute by up*/down* over the survivors "
@@ -290,13 +305,14 @@ class LftExportCommand final : public Command {
                       "imported tables (they may point at a dead port)");
   }
   int execute() override {
-    lft_export_command(m_topology, m_initial, m_faults, m_failed_switches, m_variant, m_fallback, m_out, m_endpoints);
+    lft_export_command(m_topology, m_initial, m_faults, m_failed_switches, m_repairs, m_variant, m_fallback, m_out,
+                       m_endpoints);
     return 0;
   }
 
  private:
   std::string m_topology, m_initial = "dor", m_variant = "lr-path", m_fallback = "none", m_out, m_endpoints = "all";
-  std::vector<std::string> m_faults, m_failed_switches;
+  std::vector<std::string> m_faults, m_failed_switches, m_repairs;
 };
 
 }  // namespace

@@ -239,3 +239,20 @@ TEST(CliWorkloads, RandomFaultsSpreadOverAnInterval) {
   EXPECT_NE(at[0].front(), at[0].back());
   EXPECT_EQ(run("run " + exp + " --set faults.random_until=50 --out " + d + "/x").code, 2);
 }
+
+TEST(CliDqr, LftExportRepairGivesBackTheInitialTables) {
+  // 10x10 mesh with OpenSM's LIDs: link 4,4:x+ fails and DQR reroutes; the
+  // link comes back (--repair): the exported tables are OpenSM's initial
+  // ones entry for entry (lft diff: 0 entries changed). --repair without the
+  // fault it repairs is an error.
+  const std::string f = std::string(FTSIM_SOURCE_DIR) + "/tests/fixtures/opensm/";
+  const std::string d = tmpdir("lft_repair");
+  Result r = run("lft export --topology mesh:10x10 --initial import:" + f +
+                 "mesh10x10-dor-initial --fault 4,4:x+ --repair 4,4:x+ --out " + d + "/a");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("written back nearest-first"), std::string::npos) << r.output;
+  r = run("lft diff " + f + "mesh10x10-dor-initial " + d + "/a --json " + d + "/a.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(read_json(d + "/a.json")["entries_changed"].get<int>(), 0);
+  EXPECT_EQ(run("lft export --topology mesh:10x10 --repair 4,4:x+ --out " + d + "/b").code, 2);
+}
