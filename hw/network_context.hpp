@@ -163,12 +163,19 @@ struct NetworkStats {
   // input buffer through the crossbar (and granted by the switch
   // allocator), of those the flits ejected to a node, and the heads among
   // them (one route computation and one VC allocation each).
-  std::uint64_t crossbar_flits = 0;
-  std::uint64_t ejected_flits = 0;
-  std::uint64_t crossbar_heads = 0;
-  /// The same per router (index: router id), and the flits written into
-  /// each router's input buffers (from its nodes and from its links).
+  // Per router (index: router id; sized by the network): flits read out of
+  // its input buffers through the crossbar, of those ejected to its nodes,
+  // the heads among them, and the flits written into its input buffers
+  // (from its nodes and from its links). Totals: crossbar_flits() etc.
   std::vector<std::uint64_t> router_crossbar, router_ejected, router_heads, router_arrivals;
+  static std::uint64_t sum(const std::vector<std::uint64_t>& v) {
+    std::uint64_t t = 0;
+    for (auto x : v) t += x;
+    return t;
+  }
+  std::uint64_t crossbar_flits() const { return sum(router_crossbar); }
+  std::uint64_t ejected_flits() const { return sum(router_ejected); }
+  std::uint64_t crossbar_heads() const { return sum(router_heads); }
   // Measurement window.
   std::uint64_t window_start = 0;
   std::uint64_t window_end = 0;

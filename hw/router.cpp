@@ -439,10 +439,7 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
         op.last_flit.kind = TracedFlit::kind_of(f);
       }
       ++ctx.stats.flits_moved;
-      ++ctx.stats.crossbar_flits;
-      ctx.stats.ejected_flits += op.ejection;
-      ctx.stats.crossbar_heads += f.head;
-      if (!ctx.stats.router_crossbar.empty()) {
+      if (!ctx.stats.router_crossbar.empty()) {  // energy events (sized by the network)
         const auto me = static_cast<std::size_t>(r.m_id);
         ++ctx.stats.router_crossbar[me];
         ctx.stats.router_ejected[me] += op.ejection;

@@ -850,10 +850,10 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   subnet_manager_stats(net, cfg, j);
   traffic_stats(net, cfg, s, dropped, cycles, measure, j);
   EnergyEvents ev;
-  ev.crossbar_flits = s.crossbar_flits;
-  ev.ejected_flits = s.ejected_flits;
-  ev.heads = s.crossbar_heads;
-  ev.injected_flits = s.flits_moved - s.crossbar_flits;
+  ev.crossbar_flits = s.crossbar_flits();
+  ev.ejected_flits = s.ejected_flits();
+  ev.heads = s.crossbar_heads();
+  ev.injected_flits = s.flits_moved - s.crossbar_flits();
   ev.cycles = cycles;
   j["energy"] = energy_json(net, cfg, tech, ev);
   j["deadlock"] = monitor.deadlock;
