@@ -135,6 +135,16 @@ TEST(HardwareCost, IntermediateNodeRoutingInfoAsSection52) {
 }
 
 namespace {
+// The energy events of a run so far (what experiment_runner hands energy_json).
+ftsim::tb::EnergyEvents events_of(const ftsim::hw::NetworkStats& s) {
+  ftsim::tb::EnergyEvents ev;
+  ev.crossbar_flits = s.crossbar_flits();
+  ev.ejected_flits = s.ejected_flits();
+  ev.heads = s.crossbar_heads();
+  ev.injected_flits = s.flits_moved - s.crossbar_flits();
+  return ev;
+}
+
 void send(Network& net, int src, int dst, int bytes) {
   tlm::tlm_generic_payload gp;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
@@ -171,11 +181,7 @@ TEST(EnergyModel, EveryEventOfTwoPacketsOnA2x2MeshByHand) {
   sc_core::sc_start(net.clk.period() * 200.0);
   const auto& s = net.context().stats;
   ASSERT_EQ(s.delivered, 2U);
-  ftsim::tb::EnergyEvents ev;
-  ev.crossbar_flits = s.crossbar_flits();
-  ev.ejected_flits = s.ejected_flits();
-  ev.heads = s.crossbar_heads();
-  ev.injected_flits = s.flits_moved - s.crossbar_flits();
+  ftsim::tb::EnergyEvents ev = events_of(s);
   ev.cycles = 1000;
   const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
   const auto& e = j["events"];
@@ -273,11 +279,7 @@ TEST(EnergyModel, ByRouterClassOnAFatTreeByHand) {
   sc_core::sc_start(net.clk.period() * 200.0);
   const auto& s = net.context().stats;
   ASSERT_EQ(s.delivered, 1U);
-  ftsim::tb::EnergyEvents ev;
-  ev.crossbar_flits = s.crossbar_flits();
-  ev.ejected_flits = s.ejected_flits();
-  ev.heads = s.crossbar_heads();
-  ev.injected_flits = s.flits_moved - s.crossbar_flits();
+  ftsim::tb::EnergyEvents ev = events_of(s);
   ev.cycles = 100;
   const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
   const auto& c = j["by_router_class"];
