@@ -609,7 +609,7 @@ YAML::Node with_override(const YAML::Node& cur, const std::vector<std::string>& 
   } else if (defined && cur.IsSequence() && i > 0 && keys[i - 1] == "faults") {
     out["schedule"] = YAML::Clone(cur);  // "faults: [..]" becomes "faults: {schedule: [..]}"
   } else if (defined) {
-    throw ConfigError(fmt::format("--set '{}': '{}' is not a mapping", assignment, keys[i - 1]));
+    throw ConfigError(fmt::format("--set '{}': '{}' is not a mapping", shown(assignment), keys[i - 1]));
   }
   if (i + 1 == keys.size()) {
     out[keys[i]] = value;
@@ -624,7 +624,7 @@ YAML::Node with_override(const YAML::Node& cur, const std::vector<std::string>& 
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw ConfigError(fmt::format("--set '{}': expected dotted.key=value", assignment));
+    throw ConfigError(fmt::format("--set '{}': expected dotted.key=value", shown(assignment)));
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   // Experiment keys are at most four levels deep (router.latency.rc); a
@@ -640,7 +640,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
                                     shown(assignment), kMaxKeyLevels, kMaxKeyLevels));
     keys.push_back(k);
   }
-  const YAML::Node value = parse_yaml_document(text, fmt::format("--set '{}': value", assignment));
+  const YAML::Node value = parse_yaml_document(text, fmt::format("--set '{}': value", shown(assignment)));
   root = with_override(root, keys, 0, value, assignment);
 }
 

@@ -1,6 +1,7 @@
 #include "tb/yaml_input.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <filesystem>
 #include <fstream>
@@ -36,8 +37,16 @@ namespace {
 /// Checks keys in every mapping and counts the nodes and scalar bytes of the
 /// document with its aliases expanded (what every later reader of the tree
 /// walks), stopping at the limits: ten levels of nine-fold aliases are under
-/// 1 KB of text and 3.5 billion nodes.
-void check_keys(const YAML::Node& n, const std::string& origin, YamlSize& size) {
+/// 1 KB of text and 3.5 billion nodes. Nesting deeper than kMaxYamlDepth is
+/// refused before it can exhaust the stack of this or any later walker.
+void check_keys(const YAML::Node& n, const std::string& origin, YamlSize& size, std::size_t depth = 1) {
+  if (depth > kMaxYamlDepth && (n.IsMap() || n.IsSequence())) {
+    const YAML::Mark m = n.Mark();
+    throw ConfigError(
+        fmt::format("{}: line {}, column {}: lists and mappings nest more than {} levels deep; at most {} "
+                    "allowed",
+                    origin, m.line + 1, m.column + 1, kMaxYamlDepth, kMaxYamlDepth));
+  }
   ++size.nodes;
   if (n.IsScalar()) size.bytes += n.Scalar().size();
   if (size.nodes > kMaxYamlNodes || size.bytes > kMaxYamlBytes)
@@ -57,10 +66,10 @@ void check_keys(const YAML::Node& n, const std::string& origin, YamlSize& size) 
                                       m.line + 1, m.column + 1, kv.first.Scalar()));
       ++size.nodes;
       size.bytes += kv.first.Scalar().size();
-      check_keys(kv.second, origin, size);
+      check_keys(kv.second, origin, size, depth + 1);
     }
   } else if (n.IsSequence()) {
-    for (const auto& e : n) check_keys(e, origin, size);
+    for (const auto& e : n) check_keys(e, origin, size, depth + 1);
   }
 }
 
@@ -109,6 +118,12 @@ YAML::Node parse_yaml_document(const std::string& text, const std::string& origi
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (about 1,000 levels) says only "bad file".
+    throw ConfigError(
+        fmt::format("{}: line {}, column {}: lists and mappings nest more than {} levels deep; at most {} "
+                    "allowed",
+                    origin, e.mark.line + 1, e.mark.column + 1, kMaxYamlDepth, kMaxYamlDepth));
   } catch (const YAML::Exception& e) {
     throw ConfigError(
         fmt::format("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));

@@ -75,6 +75,27 @@ TEST(CliReliability, DeepSetKeysAreRefusedAtOnce) {
   EXPECT_LT(secs, 5.0);  // 5,000 levels used to take 10 s, 50,000 overflowed the stack
 }
 
+TEST(CliReliability, DeeplyNestedValuesAreRefusedBeforeAnyWalkOverflowsTheStack) {
+  // libFuzzer (CI of 2026-11-27) overflowed the stack of the key checker
+  // with about 1,500 nested lists in a --set value under ASan. The root
+  // mapping is level 1, so `description:` holding N nested lists nests N + 1
+  // levels: 63 lists are the deepest allowed (64 levels), 64 are refused.
+  const auto d = tmpdir("deepnest");
+  auto nested = [](int lists) { return std::string(lists, '[') + "x" + std::string(lists, ']'); };
+  Result r =
+      run("run " + write_file(d, "ok.yaml", "topology: mesh:4x4\nrouting: dor\ndescription: " + nested(63) + "\n") +
+          kShort + " --out " + d + "/ok");
+  EXPECT_EQ(r.code, 0) << r.output.substr(0, 300);
+  r = run("run " + write_file(d, "deep.yaml", "topology: mesh:4x4\nrouting: dor\ndescription: " + nested(64) + "\n") +
+          kShort + " --out " + d + "/deep");
+  EXPECT_EQ(r.code, 2) << r.output.substr(0, 300);
+  EXPECT_TRUE(mentions(r, "nest more than 64 levels deep")) << r.output.substr(0, 300);
+  EXPECT_FALSE(fs::exists(d + "/deep"));
+  r = run("run " + kBase + " --set 'description=" + nested(1500) + "'" + kShort + " --out " + d + "/set");
+  EXPECT_EQ(r.code, 2) << r.output.substr(0, 300);
+  EXPECT_TRUE(mentions(r, "nest more than 64 levels deep")) << r.output.substr(0, 300);
+}
+
 TEST(CliReliability, YamlAliasBombsAreBoundedAndTheEchoIsCapped) {
   const auto d = tmpdir("aliasbomb");
   // Levels of nine-fold aliases under description: level L expands to 9^L
