@@ -84,7 +84,7 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
 }
 
 std::uint64_t ImmunetControlPlane::now() const {
-  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+  return m_ctx.cycle();
 }
 
 bool ImmunetControlPlane::busy() const {

@@ -73,8 +73,8 @@ Router::~Router() = default;
 // The units' per-cycle paths, here so that they inline into the router's
 // clocked method (one translation unit; hw/router_units.cpp has the rest).
 
-bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
-                        bool injected_here, routing::PacketHeader& header, std::uint64_t cycle) {
+inline bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
+                               bool injected_here, routing::PacketHeader& header, std::uint64_t cycle) {
   routing::RouteQuery q;
   q.router = router;
   q.in_port = in_port;
@@ -88,12 +88,14 @@ bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, Inp
     q.view.forwarding = table.data();
     q.view.forwarding_size = table.size();
   }
-  iv.route.clear();
-  ctx.relation->route(q, iv.route);
+  m_scratch.clear();
+  ctx.relation->route(q, m_scratch);
+  iv.route.assign(m_scratch);
   iv.route_epoch = epoch();
-  iv.route_ports = 0;
-  for (const routing::RouteCandidate& cand : iv.route) iv.route_ports |= 1ULL << cand.port;
-  return iv.route.size > 0;
+  std::uint64_t ports = 0;
+  for (const routing::RouteCandidate& cand : m_scratch) ports |= 1ULL << cand.port;
+  iv.route_ports = ports;
+  return m_scratch.size > 0;
 }
 
 bool SwitchAllocator::ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out,
@@ -395,7 +397,7 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
       ctl.head = false;
       if (--ctl.flits_left == 0) {
         r.m_control_sent.emplace_back(ctl.token, c);
-        op.control.pop_front();
+        op.control.erase(op.control.begin());
         if (op.control.empty()) r.m_control_outputs &= ~(1ULL << g.out_port);
       }
       return 0;
@@ -500,7 +502,7 @@ std::string Router::queue_name(int q) const {
 }
 
 std::uint64_t Router::now() const {
-  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+  return m_ctx.cycle();
 }
 
 void Router::set_port_alive(int p, bool alive) {
@@ -539,7 +541,9 @@ std::vector<std::vector<int>> Router::lane_occupancy(int p) const {
 void Router::lookahead(int p, int v, const routing::PacketHeader& h, std::uint64_t cycle, routing::RouteSet& out) {
   routing::PacketHeader copy = h;
   m_route.compute(m_ctx, m_id, m_lookahead, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle);
-  out = m_lookahead.route;
+  out.clear();
+  for (const routing::RouteCandidate& cand : m_lookahead.route) out.add(cand);
+  out.discarded = m_lookahead.route.discarded;
 }
 
 int Router::lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c) {

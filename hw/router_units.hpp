@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +23,26 @@ namespace ftsim::hw {
 
 class Router;
 
+/// The route candidates of one queue's head (what RouteUnit::compute
+/// returned), stored with the capacity the relation has used so far rather
+/// than RouteSet's fixed 32 (392 bytes per queue, most of an input queue's
+/// memory: issue 54). Same fields as routing::RouteSet.
+struct StoredRoute {
+  std::vector<routing::RouteCandidate> items;  ///< the first `size` are the candidates (never shrinks)
+  int size = 0;
+  bool discarded = false;  ///< as RouteSet::discarded
+  void assign(const routing::RouteSet& s) {
+    const auto n = static_cast<std::size_t>(s.size);
+    if (items.size() < n) items.resize(n);
+    routing::RouteCandidate* to = items.data();
+    for (std::size_t i = 0; i < n; ++i) to[i] = s.items[i];
+    size = s.size;
+    discarded = s.discarded;
+  }
+  const routing::RouteCandidate* begin() const { return items.data(); }
+  const routing::RouteCandidate* end() const { return items.data() + size; }
+};
+
 /// One input queue: a FIFO of flits and the state of the packet at its head.
 /// With input queues (`router.queues: input`) there is one per input VC and
 /// it holds up to B flits; with virtual output queues each input VC has B of
@@ -33,7 +52,7 @@ struct InputVc {
   DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
   State state = State::kIdle;
   std::uint64_t ready = 0;        ///< cycle from which the next stage may act
-  routing::RouteSet route;        ///< candidates from RC
+  StoredRoute route;              ///< candidates from RC
   std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
   int out_port = -1;
   int out_vc = -1;
@@ -216,7 +235,10 @@ class OutputUnit : public sc_core::sc_module {
     std::uint64_t queued;
     bool head;
   };
-  std::deque<Control> control;  ///< Table Update Module packets waiting for the link
+  /// Table Update Module packets waiting for the link, oldest first (a
+  /// vector: a std::deque allocates 576 bytes per port even when empty,
+  /// 2.5 MiB on a 32x32 mesh, and control packets queue only under Immunet).
+  std::vector<Control> control;
 
   static constexpr int kInfiniteCredits = INT_MAX / 4;
 
@@ -251,6 +273,9 @@ class RouteUnit : public sc_core::sc_module {
   const std::uint32_t* table_epoch = nullptr;  ///< the mechanism's tables-changed counter
   std::uint64_t port_alive = ~0ULL;
   std::uint32_t alive_epoch = 0;
+
+ private:
+  routing::RouteSet m_scratch;  ///< the relation's answer before it is stored in the queue
 };
 
 /// One crossbar connection granted by the switch allocator for this cycle.

@@ -428,7 +428,7 @@ std::pair<hw::LinkDirection*, hw::LinkDirection*> Network::port_directions(routi
 }
 
 std::uint64_t Network::cycle() const {
-  return sc_core::sc_time_stamp().value() / m_ctx.period_ticks;
+  return m_ctx.cycle();
 }
 
 void Network::fail_link(routing::LinkId l) {
