@@ -61,11 +61,13 @@ hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism,
 }  // namespace
 
 std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg) {
-  // Measured (docs/performance.md): about 32 KB per router with its network
-  // interface, generator and sink, plus about 0.5 KB per input VC (radix x
-  // vcs of them), before any traffic grows the buffers.
-  std::uint64_t per_router = 32 * 1024;
-  per_router += static_cast<std::uint64_t>(t.max_radix()) * static_cast<std::uint64_t>(cfg.router.vcs) * 512;
+  // Measured (docs/performance.md, "Memory", 2026-11-27): 48 KB per router
+  // with its network interface, generator and sink on a 100x100 mesh with 2
+  // VCs of 8 flits, 77 KB with 8 VCs of 32 flits; 40 KB plus 1 KB per input
+  // VC (radix x vcs of them) covers both with a few percent to spare. (The
+  // earlier 32 KB + 0.5 KB had fallen 20-30% short as the router grew.)
+  std::uint64_t per_router = 40 * 1024;
+  per_router += static_cast<std::uint64_t>(t.max_radix()) * static_cast<std::uint64_t>(cfg.router.vcs) * 1024;
   return static_cast<std::uint64_t>(t.num_routers()) * per_router + 16ULL * 1024 * 1024;
 }
 

@@ -802,7 +802,7 @@ TEST(Cli, AnalyzeConnectivity) {
 
 TEST(Cli, NetworkTooLargeForTheMachineIsRejectedBeforeElaboration) {
   // mesh:1000x1000 used to be accepted and to abort with bad_alloc. At about
-  // 37 KB per router, 1024x1024x4 (4.2 M routers) needs about 150 GiB, more than any CI machine.
+  // 50 KB per router, 1024x1024x4 (4.2 M routers) needs over 200 GiB, more than any CI machine.
   const Result r = run("run " + kBase + kShort + " --set topology=mesh:1024x1024x4 --out " + tmpdir("huge"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("GiB"), std::string::npos) << r.output;
