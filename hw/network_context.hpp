@@ -98,6 +98,21 @@ enum class SwitchAllocatorKind : std::uint8_t {
   kIslip,
 };
 
+/// VC allocator kind (config key `router.vc_allocator`); see hw::VcAllocator.
+enum class VcAllocatorKind : std::uint8_t {
+  /// Separable, input first: each waiting head asks for one output VC (the
+  /// selection function's choice), each output VC grants one of its
+  /// requesters round robin. Two heads that pick the same VC lose a cycle
+  /// even when another VC of that port is free.
+  kSeparableInputFirst,
+  /// Wavefront (Tamir and Chi, IEEE TPDS 4(1), 1993): each head asks for
+  /// every output VC that can take it at its best relation priority; a
+  /// wavefront over the head x output-VC matrix, its priority diagonal
+  /// rotating by one each cycle, grants a maximal matching. The selection
+  /// function does not apply (the position in the matrix decides).
+  kWavefront,
+};
+
 /// Selection function (config key `router.selection`): which of the routing
 /// relation's candidate outputs a packet asks the VC allocator for, among
 /// those whose output VC can take it, lowest `priority` first. The fat-tree
@@ -134,6 +149,7 @@ struct RouterParams {
   CrossbarKind crossbar = CrossbarKind::kMultiplexed;
   VcRealloc vc_realloc = VcRealloc::kAtomic;
   SwitchAllocatorKind switch_allocator = SwitchAllocatorKind::kSeparableInputFirst;
+  VcAllocatorKind vc_allocator = VcAllocatorKind::kSeparableInputFirst;
   int islip_iterations = 1;  ///< iSLIP request-grant-accept rounds per cycle, 1..8
   SelectionKind selection = SelectionKind::kMaxCredits;
   /// Flits per cycle the node can inject (packets in progress at once, each

@@ -302,7 +302,27 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
       }
     }
   }
-  if (best_port >= 0) m_requests.push_back(Request{p, v, best_port, best_vc, best_move, best_next});
+  if (best_port < 0) return;
+  if (ctx.params.vc_allocator != VcAllocatorKind::kWavefront) {
+    m_requests.push_back(Request{p, v, best_port, best_vc, best_move, best_next});
+    return;
+  }
+  // Wavefront: every output VC that takes the packet at the best priority
+  // (input queues only, so no VOQ order and no look-ahead lane).
+  for (int ci = 0; ci < n_cand; ++ci) {
+    const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
+    if (cand.priority != best_prio) continue;
+    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
+    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) & unallocated_vcs(r, cand.port);
+    for (; mask != 0; mask &= mask - 1) {
+      const int ov = __builtin_ctz(mask);
+      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
+      bool seen = false;  // the same VC through two candidates: the first one's move flag
+      for (std::size_t k = m_requests.size(); k-- > 0 && m_requests[k].in_port == p && m_requests[k].in_vc == v;)
+        seen |= m_requests[k].out_port == cand.port && m_requests[k].out_vc == ov;
+      if (!seen) m_requests.push_back(Request{p, v, cand.port, ov, cand.counts_move, -1});
+    }
+  }
 }
 
 int VcAllocator::allocate(Router& r, std::uint64_t c) {
@@ -333,6 +353,29 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
       return false;
     });
   }
+  return ctx.params.vc_allocator == VcAllocatorKind::kWavefront ? arbitrate_wavefront(r, c)
+                                                                 : arbitrate_input_first(r, c);
+}
+
+void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
+  NetworkContext& ctx = r.m_ctx;
+  InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
+  r.m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
+  r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
+  if (w.counts_move) {
+    auto& moves = ctx.packets[iv.packet].header.moves;
+    if (moves < 255) ++moves;
+  }
+  iv.out_port = w.out_port;
+  iv.out_vc = w.out_vc;
+  iv.next_port = w.next_port;
+  iv.ready = c + ctx.params.lat_va;
+}
+
+int VcAllocator::arbitrate_input_first(Router& r, std::uint64_t c) {
+  NetworkContext& ctx = r.m_ctx;
+  const int radix = static_cast<int>(r.m_in.size());
+  const int nq = r.m_nq;
   // Output-VC arbitration, round robin over the requesters' (port, queue)
   // index. With transit priority (alone or with the bubble) a request from
   // the node's input port ranks after every in-transit request (distance + n).
@@ -346,7 +389,6 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
   for (std::size_t i = 0; i < m_requests.size(); ++i) {
     const Request& req = m_requests[i];
     if (req.out_port < 0) continue;
-    OutputUnit& op = *r.m_out[static_cast<std::size_t>(req.out_port)];
     int& rr = m_rr[static_cast<std::size_t>(req.out_port)][static_cast<std::size_t>(req.out_vc)];
     std::size_t win = i;
     int win_dist = rank(req, rr);
@@ -363,20 +405,48 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
     for (std::size_t j = i; j < m_requests.size(); ++j)  // retire this output VC's requests
       if (m_requests[j].out_port == w.out_port && m_requests[j].out_vc == w.out_vc && j != i)
         m_requests[j].out_port = -1;
-    InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
-    op.set_allocated(w.out_vc, true);
     rr = (w.in_port * nq + w.in_vc + 1) % n;
-    r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
-    if (w.counts_move) {
-      auto& moves = ctx.packets[iv.packet].header.moves;
-      if (moves < 255) ++moves;
-    }
+    grant(r, w, c);
     ++granted;
-    iv.out_port = w.out_port;
-    iv.out_vc = w.out_vc;
-    iv.next_port = w.next_port;
-    iv.ready = c + ctx.params.lat_va;
   }
+  return granted;
+}
+
+int VcAllocator::arbitrate_wavefront(Router& r, std::uint64_t c) {
+  if (m_requests.empty()) return 0;
+  const int radix = static_cast<int>(r.m_in.size());
+  const int nq = r.m_nq;
+  int vcs_max = 1;
+  for (const auto& op : r.m_out) vcs_max = std::max(vcs_max, static_cast<int>(op->vcs.size()));
+  const int rows = radix * nq;
+  const int cols = radix * vcs_max;
+  const int n = std::max(rows, cols);
+  const bool transit_first = transit_priority(r.m_ctx.params.injection);
+  // A cell's place in the wave: its diagonal's distance from the priority
+  // diagonal (plus n for the node port's heads under transit priority).
+  auto place = [&](const Request& q) {
+    const int row = q.in_port * nq + q.in_vc;
+    const int col = q.out_port * vcs_max + q.out_vc;
+    const int d = ((row + col) % n - m_diagonal + n) % n;
+    return transit_first && r.m_out[static_cast<std::size_t>(q.in_port)]->ejection ? d + n : d;
+  };
+  m_order.resize(m_requests.size());
+  for (std::size_t i = 0; i < m_order.size(); ++i) m_order[i] = i;
+  std::stable_sort(m_order.begin(), m_order.end(),
+                   [&](std::size_t a, std::size_t b) { return place(m_requests[a]) < place(m_requests[b]); });
+  m_row_used.assign(static_cast<std::size_t>(rows), 0);
+  m_col_used.assign(static_cast<std::size_t>(cols), 0);
+  int granted = 0;
+  for (const std::size_t k : m_order) {
+    const Request& q = m_requests[k];
+    const auto row = static_cast<std::size_t>(q.in_port * nq + q.in_vc);
+    const auto col = static_cast<std::size_t>(q.out_port * vcs_max + q.out_vc);
+    if (m_row_used[row] || m_col_used[col]) continue;
+    m_row_used[row] = m_col_used[col] = 1;
+    grant(r, q, c);
+    ++granted;
+  }
+  m_diagonal = (m_diagonal + 1) % n;
   return granted;
 }
 

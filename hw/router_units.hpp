@@ -352,10 +352,21 @@ class SwitchAllocator : public sc_core::sc_module {
   std::vector<std::uint32_t> m_vcs_used;  ///< per input: VCs already matched (per-VC crossbar)
 };
 
-/// VC allocator: separable, input first. Each waiting input queue picks one
-/// output VC among its candidates (lowest priority value first, then most
-/// credits, ties by round robin); each output VC grants one requester round
-/// robin (after every in-transit request under transit priority).
+/// VC allocator (`router.vc_allocator`).
+/// - separable_input_first: each waiting input queue picks one output VC
+///   among its candidates (lowest priority value first, then the selection
+///   function); each output VC grants one requester round robin (after every
+///   in-transit request under transit priority).
+/// - wavefront (Tamir and Chi 1993): each waiting head requests every output
+///   VC that can take it at its lowest priority value; rows are heads
+///   (port x queues + queue), columns output VCs (port x V + VC, V the most
+///   VCs of any output), the matrix is N x N with N the larger of the two
+///   counts. The wavefront visits the diagonals (row + column) mod N from
+///   the priority diagonal on and grants a cell when its row and column are
+///   still free; cells of one diagonal never share a row or a column, so
+///   the result is a maximal matching. The priority diagonal advances by one
+///   in each cycle with requests. Under transit priority the node port's
+///   heads come after every in-transit head. Input queues only (config).
 class VcAllocator : public sc_core::sc_module {
  public:
   explicit VcAllocator(sc_core::sc_module_name name) : sc_module(name) {}
@@ -380,8 +391,20 @@ class VcAllocator : public sc_core::sc_module {
   /// Output port o's VCs that are not allocated (0 when o is unconnected or
   /// dead), bit per VC.
   static std::uint32_t unallocated_vcs(const Router& r, int o);
-  /// Forms queue v of port p's request (if any) into m_requests.
+  /// Forms queue v of port p's request (if any) into m_requests: one
+  /// output VC (separable input-first) or, for the wavefront, every output
+  /// VC that can take the packet at its best relation priority.
   void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
+  /// Gives output VC w.out_vc of port w.out_port to the head of queue
+  /// w.in_vc of port w.in_port (its VA stage ends at c + lat_va).
+  void grant(Router& r, const Request& w, std::uint64_t c);
+  /// Separable input-first output stage: round robin per output VC.
+  int arbitrate_input_first(Router& r, std::uint64_t c);
+  /// Wavefront over m_requests; returns the heads granted.
+  int arbitrate_wavefront(Router& r, std::uint64_t c);
+  int m_diagonal = 0;  ///< wavefront: the priority diagonal, one step per cycle with requests
+  std::vector<std::size_t> m_order;                     ///< wavefront: request indices in grant order
+  std::vector<char> m_row_used, m_col_used;             ///< wavefront: heads and output VCs granted
   std::vector<std::vector<int>> m_rr;  ///< per output port and VC: round-robin pointer
   std::vector<Request> m_requests;
   std::vector<int> m_waiting;                ///< queues of the current input port in kVcAlloc

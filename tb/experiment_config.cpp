@@ -276,8 +276,8 @@ bool parse_router(const Ctx& c, const YAML::Node& r, ExperimentConfig& cfg) {
   if (r["voq_flits"]) p.voq_flits = get_num<int>(c, r["voq_flits"], "router.voq_flits", 1, 4096);
   choice("crossbar", {"multiplexed", "per_vc"}, &p.crossbar, hw::CrossbarKind::kMultiplexed, hw::CrossbarKind::kPerVc);
   choice("vc_realloc", {"atomic", "non_atomic"}, &p.vc_realloc, hw::VcRealloc::kAtomic, hw::VcRealloc::kNonAtomic);
-  bool vc_allocator = true;  // one kind today; the key names it in stats.json
-  choice("vc_allocator", {"separable_input_first"}, &vc_allocator, true);
+  choice("vc_allocator", {"separable_input_first", "wavefront"}, &p.vc_allocator,
+         hw::VcAllocatorKind::kSeparableInputFirst, hw::VcAllocatorKind::kWavefront);
   choice("switch_allocator", {"separable_input_first", "islip"}, &p.switch_allocator,
          hw::SwitchAllocatorKind::kSeparableInputFirst, hw::SwitchAllocatorKind::kIslip);
   choice("selection", {"max_credits", "max_credits_rr", "round_robin"}, &p.selection, hw::SelectionKind::kMaxCredits,
@@ -581,6 +581,12 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
           "{}: router.voq = 'per_output' is modelled with virtual cut-through only (router.flow_control = 'vct')",
           c.origin));
   }
+  if (rp.queues == hw::QueueOrganisation::kVoq && rp.vc_allocator == hw::VcAllocatorKind::kWavefront)
+    throw ConfigError(fmt::format(
+        "{}: router.vc_allocator = 'wavefront' needs router.queues = 'input' (with virtual output queues a VC holds "
+        "many heads, kept in arrival order per output, which a wavefront does not model): allowed "
+        "separable_input_first",
+        c.origin));
   if (rp.queues == hw::QueueOrganisation::kVoq && cfg.routing == "immunet")
     throw ConfigError(fmt::format(
         "{}: router.queues = 'voq' is not available with routing 'immunet' (its Table Update Module drains the "
@@ -680,7 +686,7 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
       {"queues", r.queues == hw::QueueOrganisation::kVoq ? "voq" : "input"},
       {"crossbar", r.crossbar == hw::CrossbarKind::kPerVc ? "per_vc" : "multiplexed"},
       {"vc_realloc", r.vc_realloc == hw::VcRealloc::kNonAtomic ? "non_atomic" : "atomic"},
-      {"vc_allocator", "separable_input_first"},
+      {"vc_allocator", r.vc_allocator == hw::VcAllocatorKind::kWavefront ? "wavefront" : "separable_input_first"},
       {"switch_allocator", r.switch_allocator == hw::SwitchAllocatorKind::kIslip ? "islip" : "separable_input_first"},
       {"islip_iterations", r.islip_iterations},
       {"selection", r.selection == hw::SelectionKind::kMaxCredits             ? "max_credits"

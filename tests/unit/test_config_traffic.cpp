@@ -61,7 +61,11 @@ TEST(Config, ErrorsNameKeyAndRange) {
   EXPECT_NE(msg("router: {switch_allocator: wavefront}")
                 .find("router.switch_allocator' = 'wavefront': allowed separable_input_first, islip"),
             std::string::npos);
-  EXPECT_NE(msg("router: {vc_allocator: islip}").find("router.vc_allocator' = 'islip': allowed separable_input_first"),
+  EXPECT_NE(msg("router: {vc_allocator: islip}")
+                .find("router.vc_allocator' = 'islip': allowed separable_input_first, wavefront"),
+            std::string::npos);
+  EXPECT_NE(msg("router: {vc_allocator: wavefront, queues: voq}")
+                .find("router.vc_allocator = 'wavefront' needs router.queues = 'input'"),
             std::string::npos);
   EXPECT_NE(msg("router: {selection: greedy}")
                 .find("router.selection' = 'greedy': allowed max_credits, max_credits_rr, round_robin"),

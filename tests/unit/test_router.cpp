@@ -510,6 +510,43 @@ TEST(RouterUnit, RoundRobinSelectionAlternatesWhenHeadsAreAnOddNumberOfCyclesApa
   EXPECT_EQ(std::count(ports.begin(), ports.end(), east), 2);
 }
 
+/// Cycles at which east's output VCs 0 and 1 are first allocated when the
+/// west and north inputs each send a 4-flit packet east whose heads arrive
+/// in the same cycle (2 VCs, VCT, B = 8: a VC stays allocated until its
+/// packet's tail has left, 8 cycles later at the earliest).
+std::pair<std::uint64_t, std::uint64_t> east_vc_allocation_cycles(hw::VcAllocatorKind kind) {
+  hw::RouterParams p = params(2, 8, true);
+  p.vc_allocator = kind;
+  RouterBench b(p, 4);
+  b.send(b.west(), 0, 5, 4, 1);
+  b.send(b.north(), 0, 5, 4, 1);
+  std::uint64_t first[2] = {0, 0};
+  for (int t = 0; t < 30; ++t) {
+    b.run(1);
+    for (int v = 0; v < 2; ++v)
+      if (first[v] == 0 && b.router->output_vc(b.east(), v).allocated) first[v] = b.now();
+  }
+  return {first[0], first[1]};
+}
+
+// Separable input-first: both heads see two free VCs with equal credits and
+// pick the first, VC 0; VC 0 grants one of them and the other asks again
+// next cycle, now for VC 1. One cycle apart.
+TEST(RouterUnit, SeparableInputFirstVcAllocatorLosesACycleWhenTwoHeadsPickTheSameVc) {
+  const auto [vc0, vc1] = east_vc_allocation_cycles(hw::VcAllocatorKind::kSeparableInputFirst);
+  ASSERT_GT(vc0, 0u);
+  EXPECT_EQ(vc1, vc0 + 1);
+}
+
+// Wavefront: both heads request both VCs; any maximal matching of a 2 x 2
+// all-ones request matrix grants both, so VC 0 and VC 1 are allocated in
+// the same cycle.
+TEST(RouterUnit, WavefrontVcAllocatorGrantsBothHeadsInOneCycle) {
+  const auto [vc0, vc1] = east_vc_allocation_cycles(hw::VcAllocatorKind::kWavefront);
+  ASSERT_GT(vc0, 0u);
+  EXPECT_EQ(vc1, vc0);
+}
+
 }  // namespace
 }  // namespace ftsim::test
 
