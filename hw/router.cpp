@@ -354,7 +354,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
     });
   }
   return ctx.params.vc_allocator == VcAllocatorKind::kWavefront ? arbitrate_wavefront(r, c)
-                                                                 : arbitrate_input_first(r, c);
+                                                                : arbitrate_input_first(r, c);
 }
 
 void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {

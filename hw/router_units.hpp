@@ -402,10 +402,10 @@ class VcAllocator : public sc_core::sc_module {
   int arbitrate_input_first(Router& r, std::uint64_t c);
   /// Wavefront over m_requests; returns the heads granted.
   int arbitrate_wavefront(Router& r, std::uint64_t c);
-  int m_diagonal = 0;  ///< wavefront: the priority diagonal, one step per cycle with requests
-  std::vector<std::size_t> m_order;                     ///< wavefront: request indices in grant order
-  std::vector<char> m_row_used, m_col_used;             ///< wavefront: heads and output VCs granted
-  std::vector<std::vector<int>> m_rr;  ///< per output port and VC: round-robin pointer
+  int m_diagonal = 0;                        ///< wavefront: the priority diagonal, one step per cycle with requests
+  std::vector<std::size_t> m_order;          ///< wavefront: request indices in grant order
+  std::vector<char> m_row_used, m_col_used;  ///< wavefront: heads and output VCs granted
+  std::vector<std::vector<int>> m_rr;        ///< per output port and VC: round-robin pointer
   std::vector<Request> m_requests;
   std::vector<int> m_waiting;                ///< queues of the current input port in kVcAlloc
   std::vector<std::uint32_t> m_free_vcs;     ///< per output port: VCs not allocated

@@ -48,7 +48,7 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
     return blocks.back();
   };
   long long crossbar_in = 0, crossbar_out = 0, crosspoints = 0, crosspoints_max = 0;
-  long long sa_arbiters = 0, va_arbiters = 0, va_inputs = 0;
+  long long sa_arbiters = 0, va_arbiters = 0, va_inputs = 0, va_cells = 0;
   for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
     const long long p = topo.radix(r);
     long long node_ports = 0;
@@ -76,9 +76,13 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
     crossbar_out += out;
     crosspoints += in * out;
     crosspoints_max = std::max(crosspoints_max, in * out);
-    sa_arbiters += in + out;     // separable: one arbiter per input and per output
-    va_arbiters += p * v;        // one per output VC
-    va_inputs += p * v * p * v;  // each over every input VC
+    sa_arbiters += in + out;  // separable: one arbiter per input and per output
+    if (rp.vc_allocator == hw::VcAllocatorKind::kWavefront) {
+      va_cells += p * v * p * v;  // one cell per (input VC, output VC) pair: N = P x V (hw::VcAllocator)
+    } else {
+      va_arbiters += p * v;        // one per output VC
+      va_inputs += p * v * p * v;  // each over every input VC
+    }
     const long long lft = net.routers[static_cast<std::size_t>(r)].forwarding_table().size_bits();
     if (lft > 0) block("forwarding_table", "lft", "destinations x ceil(log2(P + 1))").add(lft);
   }
@@ -145,6 +149,7 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
                 {"switch_allocator_arbiters", sa_arbiters},
                 {"vc_allocator_arbiters", va_arbiters},
                 {"vc_allocator_arbiter_inputs", va_inputs}};
+  if (cfg.router.vc_allocator == hw::VcAllocatorKind::kWavefront) j["logic"]["vc_allocator_wavefront_cells"] = va_cells;
   j["header_bits"] = {{"routing", bits_for_count(topo.num_nodes() - 1)}, {"inodes_max", inode_header}};
   if (net.immunet) {
     // Section 5's hardware in gates: one Input and one Output Block per

@@ -30,7 +30,9 @@ class Network;
 ///   storage_bits: {total, per_router_mean, by_mechanism: {router, immunet, dlr, lft, inodes}},
 ///   logic: {crossbar_inputs, crossbar_outputs, crosspoints (totals and
 ///     per_router_max), switch_allocator_arbiters, vc_allocator_arbiters,
-///     vc_allocator_arbiter_inputs},
+///     vc_allocator_arbiter_inputs, and with router.vc_allocator wavefront
+///     vc_allocator_wavefront_cells (P x V squared per router) instead of
+///     arbiters},
 ///   header_bits: {routing (per packet: destination address), inodes_max
 ///     (Fig. 8: one subheader per intermediate node at most)},
 ///   rtl_cells (routing immunet): {input_block, output_block,

@@ -62,6 +62,19 @@ TEST(HardwareCost, RouterStorageAndCrossbarByHandOnA4x4Mesh) {
   EXPECT_EQ(j["header_bits"]["routing"].get<int>(), 4);  // destinations 0..15
 }
 
+TEST(HardwareCost, WavefrontVcAllocatorCellsByHandOnA4x4Mesh) {
+  // P = 5 ports x V = 2 VCs: a 10 x 10 wavefront, 100 cells per router, no
+  // output-VC arbiters; 16 routers.
+  const auto cfg = parse_experiment(
+      "topology: mesh:4x4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4, vc_allocator: wavefront}\n"
+      "traffic: {load: 0.1}\n",
+      {});
+  const Network& net = *new Network("meshwf", cfg);
+  const auto j = hardware_cost_json(net, cfg);
+  EXPECT_EQ(j["logic"]["vc_allocator_wavefront_cells"].get<long long>(), 16 * 100);
+  EXPECT_EQ(j["logic"]["vc_allocator_arbiters"].get<long long>(), 0);
+}
+
 TEST(HardwareCost, ImmunetTablesByHandOnA4x4Torus) {
   // torus:4x4, 5 ports, 16 nodes: the Safe table a 5-bit port mask per
   // destination (80 bits), the Adaptive table a mask and a distance 0..16
