@@ -234,6 +234,29 @@ std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
   return op.connected && (r.m_route.port_alive >> o & 1U) ? op.unallocated : 0;
 }
 
+// Wavefront: every output VC that takes the packet at the best priority
+// (input queues only, so no VOQ order and no look-ahead lane). Out of line:
+// the input-first path stays small enough to inline.
+__attribute__((noinline)) void VcAllocator::request_every_vc(Router& r, int p, int v, int best_prio, int len,
+                                                             bool from_node) {
+  const InputVc& iv = r.m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+  const int n_cand = iv.route.size;
+  for (int ci = 0; ci < n_cand; ++ci) {
+    const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
+    if (cand.priority != best_prio) continue;
+    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
+    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) & unallocated_vcs(r, cand.port);
+    for (; mask != 0; mask &= mask - 1) {
+      const int ov = __builtin_ctz(mask);
+      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
+      bool seen = false;  // the same VC through two candidates: the first one's move flag
+      for (std::size_t k = m_requests.size(); k-- > 0 && m_requests[k].in_port == p && m_requests[k].in_vc == v;)
+        seen |= m_requests[k].out_port == cand.port && m_requests[k].out_vc == ov;
+      if (!seen) m_requests.push_back(Request{p, v, cand.port, ov, cand.counts_move, -1});
+    }
+  }
+}
+
 inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool& older_ready,
                                  std::uint64_t free_ports) {
   NetworkContext& ctx = r.m_ctx;
@@ -307,22 +330,7 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
     m_requests.push_back(Request{p, v, best_port, best_vc, best_move, best_next});
     return;
   }
-  // Wavefront: every output VC that takes the packet at the best priority
-  // (input queues only, so no VOQ order and no look-ahead lane).
-  for (int ci = 0; ci < n_cand; ++ci) {
-    const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
-    if (cand.priority != best_prio) continue;
-    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
-    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) & unallocated_vcs(r, cand.port);
-    for (; mask != 0; mask &= mask - 1) {
-      const int ov = __builtin_ctz(mask);
-      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
-      bool seen = false;  // the same VC through two candidates: the first one's move flag
-      for (std::size_t k = m_requests.size(); k-- > 0 && m_requests[k].in_port == p && m_requests[k].in_vc == v;)
-        seen |= m_requests[k].out_port == cand.port && m_requests[k].out_vc == ov;
-      if (!seen) m_requests.push_back(Request{p, v, cand.port, ov, cand.counts_move, -1});
-    }
-  }
+  request_every_vc(r, p, v, best_prio, len, from_node);
 }
 
 int VcAllocator::allocate(Router& r, std::uint64_t c) {
@@ -357,7 +365,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
                                                                 : arbitrate_input_first(r, c);
 }
 
-void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
+inline void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
   r.m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
@@ -372,7 +380,7 @@ void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
   iv.ready = c + ctx.params.lat_va;
 }
 
-int VcAllocator::arbitrate_input_first(Router& r, std::uint64_t c) {
+__attribute__((always_inline)) inline int VcAllocator::arbitrate_input_first(Router& r, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;

@@ -395,6 +395,9 @@ class VcAllocator : public sc_core::sc_module {
   /// output VC (separable input-first) or, for the wavefront, every output
   /// VC that can take the packet at its best relation priority.
   void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
+  /// Wavefront: every output VC that can take queue v of port p's head at
+  /// relation priority `best_prio`, into m_requests.
+  void request_every_vc(Router& r, int p, int v, int best_prio, int len, bool from_node);
   /// Gives output VC w.out_vc of port w.out_port to the head of queue
   /// w.in_vc of port w.in_port (its VA stage ends at c + lat_va).
   void grant(Router& r, const Request& w, std::uint64_t c);
