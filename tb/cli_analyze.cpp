@@ -384,6 +384,7 @@ class DqrCommand final : public Command {
     dq.variants.clear();
     if (dq_variants == "all") {
       dq.variants = ftsim::routing::dqr::variant_names();
+      dq.variants_all = true;
     } else {
       dq.variants = split_names(dq_variants, "--variant");
     }

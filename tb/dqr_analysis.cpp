@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "routing_logic/dqr.hpp"
+#include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/lft_routing.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "routing_logic/switch_endpoints.hpp"
@@ -146,9 +148,30 @@ void check_dqr_memory(const rt::Topology& topo, const DqrAnalysisOptions& opt) {
         topo.spec(), topo.num_routers(), topo.num_nodes(), engines, need / (1ULL << 30),
         static_cast<double>(have) / (1ULL << 30)));
 }
+
+/// Runs f on n threads and rethrows the first exception one of them threw
+/// (an exception escaping a std::thread would terminate the process).
+template <typename F>
+void run_on_threads(int n, F&& f) {
+  std::exception_ptr error;
+  std::mutex mu;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < n; ++t)
+    pool.emplace_back([&] {
+      try {
+        f();
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+      }
+    });
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
 }  // namespace
 
-nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
+nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt_in) {
+  DqrAnalysisOptions opt = opt_in;
   if (opt.max_faults < 1) throw ftsim::ConfigError(fmt::format("--faults: at least 1 (got {})", opt.max_faults));
   if (opt.runs < 1) throw ftsim::ConfigError(fmt::format("--runs: at least 1 (got {})", opt.runs));
   std::vector<rt::dqr::Options> variants;
@@ -167,6 +190,24 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   const bool switch_endpoints = opt.endpoints == "all";
   std::unique_ptr<rt::Topology> topo = rt::make_topology(opt.topology);
   if (switch_endpoints) topo = std::make_unique<rt::SwitchEndpointTopology>(std::move(topo));
+  // The mesh plug-in (section IV-B step 2 on a mesh) needs the 2-D mesh's
+  // coordinates: refused before any run, or left out of --variant all.
+  const auto* cube = dynamic_cast<const rt::KAryNCube*>(topo.get());
+  const bool mesh2d = cube != nullptr && !cube->torus() && cube->dimensions() == 2;
+  std::vector<std::string> skipped;
+  for (std::size_t i = 0; i < variants.size();) {
+    if (variants[i].plugin != rt::dqr::Plugin::kMeshCentre || mesh2d) {
+      ++i;
+      continue;
+    }
+    if (!opt.variants_all)
+      throw ftsim::ConfigError(
+          fmt::format("--variant {}: the mesh plug-in needs a 2-D mesh (mesh:KxK{}); {} is not one", opt.variants[i],
+                      switch_endpoints ? " with --endpoints hca" : "", topo->spec()));
+    skipped.push_back(opt.variants[i]);
+    variants.erase(variants.begin() + static_cast<std::ptrdiff_t>(i));
+    opt.variants.erase(opt.variants.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   check_dqr_memory(*topo, opt);
   DqrInitial initial = dqr_initial(*topo, opt.initial);
   const int layers = initial.layers.count;
@@ -202,6 +243,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
   out["flows"] = static_cast<std::uint64_t>(flows);
   out["links"] = switch_links.size();
   out["variants"] = nlohmann::json::array();
+  if (!skipped.empty()) out["variants_skipped"] = skipped;
   const int threads = std::max(1, std::min(opt.threads, opt.runs));
   for (std::size_t vi = 0; vi < variants.size(); ++vi) {
     std::vector<Point> total(static_cast<std::size_t>(opt.max_faults));
@@ -277,9 +319,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
         }
       }
     };
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    run_on_threads(threads, worker);
     for (std::size_t run = 0; run < per_run.size(); ++run) {
       for (std::size_t f = 0; f < per_run[run].size(); ++f)
         total[f].add(per_run[run][f], flows, opt.check_transition ? &per_run_check[run][f] : nullptr);
@@ -340,9 +380,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt) {
                       .success;
         }
       };
-      pool.clear();
-      for (int t = 0; t < std::max(1, opt.threads); ++t) pool.emplace_back(single);
-      for (auto& t : pool) t.join();
+      run_on_threads(std::max(1, opt.threads), single);
       nlohmann::json failed = nlohmann::json::array();
       std::size_t succeeded = 0;
       for (std::size_t i = 0; i < ok.size(); ++i) {

@@ -11,6 +11,31 @@
 
 using namespace ftsim_cli_test;  // NOLINT(google-build-using-namespace)
 
+TEST(CliDqr, TheMeshPlugInOffAMeshIsAnErrorOrLeftOutOfAll) {
+  // `--variant all` on a torus aborted the process ("terminate called after
+  // throwing an instance of ConfigError": the mesh plug-in's error escaped a
+  // worker thread). Now `all` leaves the two mesh-plugin variants out and
+  // names them; asking for one explicitly is a clear error before any run.
+  const std::string d = tmpdir("dqr_plugin");
+  Result r = run("analyze dqr --topology torus:4x4 --initial lash --variant all --faults 1..2 --runs 2 --quiet --out " +
+                 d + "/all.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(d + "/all.json");
+  EXPECT_EQ(j["variants_skipped"], nlohmann::json({"mesh-plugin", "mesh-plugin-noretry"}));
+  r = run("analyze dqr --topology mesh:4x4 --variant all --faults 1..2 --runs 2 --quiet --out " + d + "/mesh.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto m = read_json(d + "/mesh.json");
+  EXPECT_FALSE(m.contains("variants_skipped"));
+  EXPECT_EQ(j["variants"].size() + 2, m["variants"].size());
+  r =
+      run("analyze dqr --topology torus:4x4 --initial lash --variant lr-path,mesh-plugin --faults 1..2 --runs 2 "
+          "--quiet --out " +
+          d + "/one.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--variant mesh-plugin: the mesh plug-in needs a 2-D mesh"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(d + "/one.json"));
+}
+
 TEST(CliDqr, SwitchFaultsLoseTheirHostsFlowsAndTheFallbackKeepsEveryRunRouted) {
   // 10x10 XY mesh, one HCA per switch. The f-th failed switch takes the
   // ordered pairs of its HCA with the 100 - f others alive before it:
