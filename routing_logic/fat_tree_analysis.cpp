@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "common/thread_group.hpp"
 #include "routing_logic/inode_analyzer.hpp"  // binomial
 #include "routing_logic/routing_trials.hpp"
 
@@ -324,9 +325,9 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
     }
     std::atomic<long> connected{0};
     std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
+    ftsim::ThreadGroup pool;
     for (int t = 0; t < std::max(1, threads); ++t)
-      pool.emplace_back([&] {
+      pool.spawn([&] {
         FatTreeDlrRouting ddlr(FatTreeDlrRouting::Variant::kDeterministic);
         ddlr.configure(tree, 2);
         for (std::size_t i = next++; i < sets.size(); i = next++) {
@@ -342,7 +343,7 @@ std::vector<ConnectivityRow> fat_tree_connectivity(const KAryNTree& tree, const 
           if (ok) ++connected;
         }
       });
-    for (auto& th : pool) th.join();
+    pool.join();
     row.connected_probability = static_cast<double>(connected.load()) / static_cast<double>(sets.size());
     rows.push_back(row);
   }

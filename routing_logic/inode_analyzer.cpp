@@ -8,6 +8,8 @@
 #include <random>
 #include <thread>
 
+#include "common/thread_group.hpp"
+
 namespace ftsim::routing::inodes {
 
 std::uint64_t binomial(int n, int k) {
@@ -441,12 +443,17 @@ std::vector<FaultCountResult> run_parallel(std::size_t first, std::size_t last, 
   std::atomic<int> running{threads};
   std::vector<std::vector<FaultCountResult>> per(static_cast<std::size_t>(threads),
                                                  std::vector<FaultCountResult>(static_cast<std::size_t>(fmax + 1)));
-  std::vector<std::thread> pool;
+  ftsim::ThreadGroup pool;
   for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
+    pool.spawn([&, t] {
+      // `running` falls even when a task throws, or the progress loop below
+      // would wait for ever; join() then rethrows.
+      struct Finished {
+        std::atomic<int>& n;
+        ~Finished() { --n; }
+      } finished{running};
       auto st = make_state();
       for (std::size_t i = next++; i < last; i = next++) task(i, st, per[static_cast<std::size_t>(t)], done);
-      --running;
     });
   if (progress) {
     while (running.load() > 0) {
@@ -454,7 +461,7 @@ std::vector<FaultCountResult> run_parallel(std::size_t first, std::size_t last, 
       progress(done.load(), total);
     }
   }
-  for (auto& th : pool) th.join();
+  pool.join();
   if (progress) progress(done.load(), total);
   std::vector<FaultCountResult> rows;
   for (int f = fmin; f <= fmax; ++f) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/thread_group.hpp"
 #include "routing_logic/dor.hpp"
 
 namespace ftsim::routing {
@@ -81,9 +82,9 @@ void InodeRouting::set_static_faults(const FaultSet& faults) {
   };
   std::vector<std::vector<Found>> per(static_cast<std::size_t>(threads));
   if (!links.empty()) {
-    std::vector<std::thread> pool;
+    ftsim::ThreadGroup pool;
     for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
+      pool.spawn([&, t] {
         for (NodeId s = t; s < n; s += threads)
           for (NodeId d = 0; d < n; ++d) {
             if (s == d || dead[static_cast<std::size_t>(s)] || dead[static_cast<std::size_t>(d)] ||
@@ -95,7 +96,7 @@ void InodeRouting::set_static_faults(const FaultSet& faults) {
             per[static_cast<std::size_t>(t)].push_back(f);
           }
       });
-    for (auto& th : pool) th.join();
+    pool.join();
   }
   for (const auto& v : per)
     for (const Found& f : v) {

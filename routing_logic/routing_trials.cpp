@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/thread_group.hpp"
+
 namespace ftsim::routing {
 
 WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t>& alive, NodeId s, NodeId d,
@@ -138,12 +140,12 @@ std::vector<SuccessRow> routing_success(const std::string& topology_spec, const 
       r.mean_path_length = ok[a] > 0 ? len[a] / static_cast<double>(ok[a]) : 0.0;
     }
   };
-  std::vector<std::thread> pool;
+  ftsim::ThreadGroup pool;
   std::size_t next = 0;
   std::uint64_t finished = 0;
   std::mutex m;
   for (int i = 0; i < std::max(1, threads); ++i)
-    pool.emplace_back([&] {
+    pool.spawn([&] {
       for (;;) {
         std::size_t fi;
         {
@@ -157,7 +159,7 @@ std::vector<SuccessRow> routing_success(const std::string& topology_spec, const 
         if (progress) progress(finished, fault_counts.size());
       }
     });
-  for (auto& th : pool) th.join();
+  pool.join();
   return rows;
 }
 

@@ -3,6 +3,7 @@
 #include "tb/cli_text.hpp"
 
 #include "common/text_input.hpp"
+#include "common/thread_group.hpp"
 
 #include <fmt/format.h>
 
@@ -149,25 +150,6 @@ void check_dqr_memory(const rt::Topology& topo, const DqrAnalysisOptions& opt) {
         static_cast<double>(have) / (1ULL << 30)));
 }
 
-/// Runs f on n threads and rethrows the first exception one of them threw
-/// (an exception escaping a std::thread would terminate the process).
-template <typename F>
-void run_on_threads(int n, F&& f) {
-  std::exception_ptr error;
-  std::mutex mu;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < n; ++t)
-    pool.emplace_back([&] {
-      try {
-        f();
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-      }
-    });
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
 }  // namespace
 
 nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt_in) {
@@ -319,7 +301,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt_in) {
         }
       }
     };
-    run_on_threads(threads, worker);
+    ftsim::run_on_threads(threads, worker);
     for (std::size_t run = 0; run < per_run.size(); ++run) {
       for (std::size_t f = 0; f < per_run[run].size(); ++f)
         total[f].add(per_run[run][f], flows, opt.check_transition ? &per_run_check[run][f] : nullptr);
@@ -380,7 +362,7 @@ nlohmann::json analyze_dqr(const DqrAnalysisOptions& opt_in) {
                       .success;
         }
       };
-      run_on_threads(std::max(1, opt.threads), single);
+      ftsim::run_on_threads(std::max(1, opt.threads), single);
       nlohmann::json failed = nlohmann::json::array();
       std::size_t succeeded = 0;
       for (std::size_t i = 0; i < ok.size(); ++i) {

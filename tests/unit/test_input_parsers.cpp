@@ -3,12 +3,14 @@
 // field's range, fabrics without end nodes (issue 47), and real files.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "common/text_input.hpp"
+#include "common/thread_group.hpp"
 #include "routing_logic/ibnet.hpp"
 #include "tables/lft.hpp"
 
@@ -59,6 +61,31 @@ TEST(TextInput, ParseUnsignedChecksDigitsBaseAndRange) {
   EXPECT_FALSE(ftsim::parse_unsigned("1a", 10, 100));
   EXPECT_FALSE(ftsim::parse_unsigned("3", 10, 2));  // a digit above the maximum
   EXPECT_EQ(ftsim::parse_unsigned("0002", 16, 2), 2U);
+}
+
+// An exception in a worker thread used to abort the process (analyze dqr
+// --variant all on a torus). Four workers take 100 items; the one that
+// draws item 37 throws. join() rethrows that ConfigError; the others run
+// on, so every other item is done exactly once: 99.
+TEST(ThreadGroup, AWorkersExceptionReachesJoinAndTheOthersFinish) {
+  std::atomic<int> next{0}, done{0};
+  ftsim::ThreadGroup group;
+  for (int t = 0; t < 4; ++t)
+    group.spawn([&] {
+      for (int i = next++; i < 100; i = next++) {
+        if (i == 37) throw ftsim::ConfigError("item 37 is bad");
+        ++done;
+      }
+    });
+  try {
+    group.join();
+    ADD_FAILURE() << "join() did not rethrow";
+  } catch (const ftsim::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "item 37 is bad");
+  }
+  // The thrower stops; the three others take the rest of the items.
+  EXPECT_EQ(done.load(), 99);
+  EXPECT_NO_THROW(ftsim::run_on_threads(3, [] {}));
 }
 
 TEST(TextInput, ShownCutsLongTokensAndSaysHowLong) {
