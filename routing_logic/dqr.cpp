@@ -319,6 +319,15 @@ Engine::Engine(const Topology& topo, std::vector<std::vector<PortId>> tables, La
   m_initial = std::make_shared<const Initial>(Initial{m_tables, m_layers.of_flow});
 }
 
+/// A path found by one search: its channels from y (layer 0 ids), its
+/// cost, the new turns to enable in order (layered ids) and where it ends.
+struct Engine::Found {
+  double cost = std::numeric_limits<double>::infinity();
+  std::vector<int> path;
+  std::vector<std::pair<int, int>> turns;
+  bool merges = false;  ///< joins an intact route (else reaches d's switch)
+};
+
 Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   Result res;
@@ -330,8 +339,7 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
   const auto before_tables = m_tables;
   const ChannelList before_list = m_list;
   const auto before_layers = m_layers.of_flow;
-  double stretch_sum = 0;
-  std::size_t stretch_flows = 0;
+  Stretch stretch;
   auto finish = [&](bool ok, std::string why) {
     res.success = ok;
     res.failure = std::move(why);
@@ -341,375 +349,393 @@ Result Engine::reconfigure(const std::vector<LinkId>& failed, const Options& opt
       m_layers.of_flow = before_layers;
     } else {
       count_changes(before_tables, res);
-      if (stretch_flows > 0) res.stretch_mean = stretch_sum / static_cast<double>(stretch_flows);
+      if (stretch.flows > 0) res.stretch_mean = stretch.sum / static_cast<double>(stretch.flows);
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   };
+  // Section IV-B step 1: the flows the faults cut.
   res.flows_disconnected = undelivered_flows();
   if (!connected_without(kNone)) {
     res.disconnected = true;
     return finish(false, "the faults disconnect the fabric");
   }
-  const int routers = m_topo.num_routers();
-  const int nodes = m_topo.num_nodes();
-  const int base_channels = 2 * m_topo.num_links();
-  auto head = [this](int c) { return channel_head(c); };
-  auto tail = [this](int c) { return channel_tail(c); };
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-
-  if (opt.plugin != Plugin::kNone)
-    for (LinkId l : failed) {
-      const Link& k = m_topo.link(l);
-      // A plug-in is a detour around a link between two live switches; a
-      // failed switch's links have none.
-      if (k.b_is_node || m_dead_switch[static_cast<std::size_t>(k.a)] || m_dead_switch[static_cast<std::size_t>(k.b)])
-        continue;
-      run_plugin(k.a, k.a_port, opt, res);
-      run_plugin(static_cast<RouterId>(k.b), k.b_port, opt, res);
-    }
-
-  /// A path found by one search: its channels from y (layer 0 ids), its
-  /// cost, the new turns to enable in order (layered ids) and where it ends.
-  struct Found {
-    double cost = kInf;
-    std::vector<int> path;
-    std::vector<std::pair<int, int>> turns;
-    bool merges = false;  ///< joins an intact route (else reaches d's switch)
-  };
+  if (opt.plugin != Plugin::kNone) run_plugins(failed, opt, res);  // step 2
+  // Steps 3 and 4, destination by destination.
   DestState st;
-  for (NodeId d = 0; d < nodes; ++d) {
+  for (NodeId d = 0; d < m_topo.num_nodes(); ++d) {
     dest_state(d, st);
     if (!st.any_broken_carrier) continue;
-    std::vector<NodeId> broken_sources;
-    for (NodeId s = 0; s < nodes; ++s)
-      if (is_flow(s, d) && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
-    std::vector<char> blocked(static_cast<std::size_t>(routers), 0);
-    std::string last_failure;
-    // The route of d from switch x as channels (x intact: it delivers).
-    auto route_from = [&](RouterId x) {
-      std::vector<int> r;
-      follow_tables(m_topo, m_tables, m_dead, x, d, [&](RouterId a, PortId p) { r.push_back(channel(a, p)); });
-      return r;
-    };
-    // Dijkstra over channels from y (section IV-B step 3) for the flows
-    // through y: their layers `mask0`, entering y by `fy` (layered ids).
-    auto search = [&](RouterId y, std::uint32_t mask0, const std::vector<int>& fy) {
-      struct Label {
-        double cost = kInf;
-        int parent = -1;                         // previous channel, -1: leaves y
-        std::vector<std::pair<int, int>> turns;  // new turns along the path, in order
-        bool moved = false;                      // some turn needs the list reordered
-        std::uint32_t mask = 0;                  // layers of the flows on the path
-      };
-      std::vector<Label> lab(static_cast<std::size_t>(base_channels));
-      using QE = std::pair<double, int>;
-      std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
-      Found best;
-      int best_end = -1;
-      std::vector<std::pair<int, int>> best_merge;  // the merge's new turns
-      // The label whose turns m_list carries (in a trial) while its
-      // successors are checked, or -1: enabled once per expansion, not once
-      // per successor.
-      int prepared = -1;
-      auto on_path = [&](int c, RouterId x) {
-        for (int k = c; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
-          if (tail(k) == x) return true;
-        return false;
-      };
-      // Cost of the turns `need` after the label of `from` (or from y when
-      // from < 0), or infinity when one cannot be enabled.
-      auto turns_cost = [&](int from, const std::vector<std::pair<int, int>>& need, bool& moves) {
-        moves = false;
-        const Label* l = from >= 0 ? &lab[static_cast<std::size_t>(from)] : nullptr;
-        const bool whole = opt.check == Check::kWholePath;
-        // Whole-path check: the list as the path's earlier turns leave it, and
-        // updated with each turn of this step. While every turn so far is
-        // legal the order is unchanged and they ride along as extra
-        // dependencies (they can still close a cycle with a later illegal
-        // turn); once a turn reorders the list they are enabled in m_list
-        // itself inside a trial, rolled back before returning.
-        const ListTrial trial(m_list);
-        bool applied = false;  // m_list carries the path's earlier turns
-        std::vector<std::pair<int, int>> extra;
-        if (whole && l != nullptr) {
-          if (l->moved) {
-            if (from != prepared)
-              for (const auto& [u, v] : l->turns) m_list.enable(u, v);
-            applied = true;
-          } else {
-            extra = l->turns;
-          }
-        }
-        auto in_extra = [&](int u, int v) {
-          return std::find(extra.begin(), extra.end(), std::pair<int, int>{u, v}) != extra.end();
-        };
-        double cost = 0;
-        for (std::size_t i = 0; i < need.size(); ++i) {
-          const auto [u, v] = need[i];
-          if (m_list.has_dependency(u, v) || (!applied && in_extra(u, v))) continue;
-          const bool legal = m_list.legal(u, v);
-          if (legal) {
-            cost += opt.legal_new;
-          } else if (m_list.channels_to_move(u, v, applied ? nullptr : &extra).has_value()) {
-            cost += opt.enable_cost;
-            moves = true;
-          } else {
-            return kInf;
-          }
-          if (whole && i + 1 < need.size()) {
-            if (legal && !applied) {
-              extra.emplace_back(u, v);
-            } else {
-              if (!applied) {
-                for (const auto& [a, b] : extra) m_list.enable(a, b);
-                applied = true;
-              }
-              m_list.enable(u, v);
-            }
-          }
-        }
-        return cost;
-      };
-      auto relax = [&](int from, int c, double base, const std::vector<std::pair<int, int>>& need, std::uint32_t mask) {
-        bool moves = false;
-        const double tc = turns_cost(from, need, moves);
-        if (tc == kInf) return;
-        const double cost = base + 1.0 + tc;
-        Label& l = lab[static_cast<std::size_t>(c)];
-        if (cost >= l.cost) return;
-        l.cost = cost;
-        l.parent = from;
-        l.turns = from >= 0 ? lab[static_cast<std::size_t>(from)].turns : std::vector<std::pair<int, int>>{};
-        l.moved = (from >= 0 && lab[static_cast<std::size_t>(from)].moved) || moves;
-        l.mask = mask;
-        for (const auto& t : need)
-          if (!m_list.has_dependency(t.first, t.second)) l.turns.push_back(t);
-        pq.emplace(cost, c);
-      };
-      // The turns from c into n for every layer of `mask`.
-      auto add_turns = [&](std::vector<std::pair<int, int>>& need, int c, int n, std::uint32_t mask) {
-        for (std::uint32_t m = mask; m != 0; m &= m - 1) {
-          const int layer = __builtin_ctz(m);
-          need.emplace_back(layered(c, layer), layered(n, layer));
-        }
-      };
-      for (PortId p = 0; p < m_topo.radix(y); ++p) {
-        const int c = channel(y, p);
-        if (c < 0 || m_dead[static_cast<std::size_t>(c / 2)]) continue;
-        std::vector<std::pair<int, int>> need;
-        bool uturn = false;
-        for (int f : fy) {
-          uturn |= (base_of(f) ^ 1) == c;
-          need.emplace_back(f, layered(c, layer_of_channel(f)));
-        }
-        if (!uturn) relax(-1, c, 0.0, need, mask0);
-      }
-      while (!pq.empty()) {
-        const auto [cost, c] = pq.top();
-        pq.pop();
-        const Label& lc = lab[static_cast<std::size_t>(c)];
-        if (cost > lc.cost || cost >= best.cost) continue;
-        const RouterId x = head(c);
-        if (x == m_topo.node_router(d)) {
-          best.cost = cost;
-          best_end = c;
-          best.merges = false;
-          best_merge.clear();
-          continue;
-        }
-        std::optional<ListTrial> prepared_trial;
-        prepared = -1;
-        if (opt.check == Check::kWholePath && lc.moved) {
-          prepared_trial.emplace(m_list);
-          for (const auto& [u, v] : lc.turns) m_list.enable(u, v);
-          prepared = c;
-        }
-        if (st.status[static_cast<std::size_t>(x)] == 1) {
-          // Merge into x's intact route: the turn into its entry, and in
-          // layers that did not use that route before, its turns onwards.
-          const int out = channel(x, m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)]);
-          if (out == (c ^ 1)) continue;  // a U-turn
-          std::vector<std::pair<int, int>> need;
-          add_turns(need, c, out, lc.mask);
-          // Layers whose flows already pass x have its onward turns.
-          const std::uint32_t fresh = lc.mask & ~st.layers[static_cast<std::size_t>(x)];
-          if (fresh != 0) {
-            const std::vector<int> onward = route_from(x);
-            for (std::size_t i = 0; i + 1 < onward.size(); ++i) add_turns(need, onward[i], onward[i + 1], fresh);
-          }
-          bool moves = false;
-          const double tc = turns_cost(c, need, moves);
-          if (tc == kInf || cost + tc >= best.cost) continue;
-          best.cost = cost + tc;
-          best_end = c;
-          best.merges = true;
-          best_merge.clear();
-          for (const auto& t : need)
-            if (!m_list.has_dependency(t.first, t.second)) best_merge.push_back(t);
-          continue;
-        }
-        const bool carrier = st.carrier[static_cast<std::size_t>(x)] != 0;
-        const std::uint32_t mask = lc.mask | (carrier ? st.layers[static_cast<std::size_t>(x)] : 0u);
-        for (PortId p = 0; p < m_topo.radix(x); ++p) {
-          const int n = channel(x, p);
-          if (n < 0 || n == (c ^ 1) || m_dead[static_cast<std::size_t>(n / 2)] || on_path(c, head(n))) continue;
-          if (head(n) == y || blocked[static_cast<std::size_t>(head(n))]) continue;
-          std::vector<std::pair<int, int>> need;
-          add_turns(need, c, n, lc.mask);
-          bool uturn = false;
-          if (carrier)
-            for (int f : st.feeders[static_cast<std::size_t>(x)]) {
-              if (base_of(f) == c) continue;
-              uturn |= (base_of(f) ^ 1) == n;
-              need.emplace_back(f, layered(n, layer_of_channel(f)));
-            }
-          if (!uturn) relax(c, n, cost, need, mask);
-        }
-      }
-      if (best_end >= 0) {
-        for (int k = best_end; k >= 0; k = lab[static_cast<std::size_t>(k)].parent) best.path.push_back(k);
-        std::reverse(best.path.begin(), best.path.end());
-        best.turns = lab[static_cast<std::size_t>(best_end)].turns;
-        best.turns.insert(best.turns.end(), best_merge.begin(), best_merge.end());
-      }
-      return best;
-    };
-
-    for (int guard = 0; guard <= 4 * routers * routers; ++guard) {
-      if (guard > 0) dest_state(d, st);
-      // The unblocked broken carrier nearest the point of failure along its
-      // route: fixing it fixes every switch upstream that routes into it.
-      // When its own detour is impossible (a switch feeding it would have to
-      // U-turn, or a turn is refused), it is blocked and the switches that
-      // feed it are tried first; any success unblocks everything.
-      RouterId y = kNone;
-      int y_dist = -1;
-      bool any_broken = false;
-      const bool from_sources = opt.start == Start::kAtSources;
-      for (RouterId r = 0; r < routers; ++r) {
-        const auto ri = static_cast<std::size_t>(r);
-        if (!st.carrier[ri] || st.status[ri] != 2) continue;
-        any_broken = true;
-        if (blocked[ri]) continue;
-        const int dist = st.dist[ri];
-        if (y == kNone || (from_sources ? dist > y_dist : dist < y_dist)) {
-          y = r;
-          y_dist = dist;
-        }
-      }
-      if (!any_broken) break;
-      if (y == kNone)
-        return finish(false, fmt::format("destination {}: no deadlock-free path{}", m_topo.node_label(d),
-                                         last_failure.empty() ? "" : " (" + last_failure + ")"));
-      const auto& fy = st.feeders[static_cast<std::size_t>(y)];
-      Found found = search(y, st.layers[static_cast<std::size_t>(y)], fy);
-      // Every other layer (section IV-A design choice 1): the flows through
-      // y move there whole, so the turns of their routes up to y must be
-      // enabled in that layer too.
-      std::vector<std::pair<int, int>> prefix;
-      int move_to = -1;
-      if (found.path.empty() && opt.move_layers && m_layers.count > 1) {
-        std::vector<RouterId> subtree;  // broken carriers whose route runs through y (y included)
-        for (RouterId z = 0; z < routers; ++z) {
-          if (!st.carrier[static_cast<std::size_t>(z)] || st.status[static_cast<std::size_t>(z)] != 2) continue;
-          RouterId x = z;
-          for (int hops = 0; x != y && x != kNone && hops <= routers; ++hops) {
-            const PortId p = m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
-            const PortPeer& pp = m_topo.peer(x, p);
-            x = (p != kNone && pp.kind == PortPeer::Kind::kRouter && !m_dead[static_cast<std::size_t>(pp.link)])
-                    ? pp.id
-                    : kNone;
-          }
-          if (x == y) subtree.push_back(z);
-        }
-        for (int layer = 0; layer < m_layers.count; ++layer) {
-          std::vector<std::pair<int, int>> pre;
-          for (RouterId z : subtree) {
-            if (z == y) continue;
-            const int out = channel(z, m_tables[static_cast<std::size_t>(z)][static_cast<std::size_t>(d)]);
-            for (int f : st.feeders[static_cast<std::size_t>(z)]) {
-              const std::pair<int, int> t{layered(base_of(f), layer), layered(out, layer)};
-              if (std::find(pre.begin(), pre.end(), t) == pre.end()) pre.push_back(t);
-            }
-          }
-          std::vector<int> fy_moved;
-          for (int f : fy) {
-            const int g = layered(base_of(f), layer);
-            if (std::find(fy_moved.begin(), fy_moved.end(), g) == fy_moved.end()) fy_moved.push_back(g);
-          }
-          const std::size_t mark = m_list.begin_trial();
-          bool ok = true;
-          for (const auto& [u, v] : pre)
-            if (!m_list.has_dependency(u, v) && m_list.enable(u, v) < 0) {
-              ok = false;
-              break;
-            }
-          if (ok) {
-            Found f = search(y, 1u << layer, fy_moved);
-            if (!f.path.empty() && f.cost < found.cost) {
-              found = std::move(f);
-              prefix = pre;
-              move_to = layer;
-            }
-          }
-          m_list.rollback(mark);
-        }
-        if (move_to >= 0)
-          for (RouterId z : subtree)
-            for (NodeId s = 0; s < nodes; ++s)
-              if (is_flow(s, d) && m_topo.node_router(s) == z) {
-                auto& l = m_layers.of_flow[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes) + d];
-                res.flows_moved += l != move_to;
-                l = static_cast<std::uint8_t>(move_to);
-              }
-      }
-      if (found.path.empty()) {
-        if (!opt.retry_upstream)
-          return finish(false, fmt::format("destination {}: no deadlock-free path from switch {}", m_topo.node_label(d),
-                                           m_topo.router_label(y)));
-        blocked[static_cast<std::size_t>(y)] = 1;
-        last_failure = "none from switch " + m_topo.router_label(y);
-        continue;
-      }
-      std::fill(blocked.begin(), blocked.end(), 0);
-      // Enable the path's turns (step 3a) and write its entries (step 4).
-      std::vector<std::pair<int, int>> turns = std::move(prefix);
-      turns.insert(turns.end(), found.turns.begin(), found.turns.end());
-      for (const auto& [u, v] : turns) {
-        if (m_list.has_dependency(u, v)) continue;
-        const bool was_legal = m_list.legal(u, v);
-        const int t = m_list.enable(u, v);
-        if (t < 0)
-          return finish(false, fmt::format("destination {}: turn {} -> {} refused", m_topo.node_label(d), u, v));
-        ++res.turns_enabled;
-        res.turns_moved += !was_legal;
-        res.channels_moved += static_cast<std::size_t>(t);
-      }
-      for (int k : found.path)
-        m_tables[static_cast<std::size_t>(tail(k))][static_cast<std::size_t>(d)] = channel_port(k);
-      if (!found.merges)
-        m_tables[static_cast<std::size_t>(head(found.path.back()))][static_cast<std::size_t>(d)] = m_topo.node_port(d);
-    }
-    // Stretch of the rerouted flows: new hops over the shortest live hops.
-    if (!broken_sources.empty()) {
-      const std::vector<int> hops = live_hops(m_topo.node_router(d), kNone);
-      for (NodeId s : broken_sources) {
-        int n = 0;
-        const RouterId sr = m_topo.node_router(s);
-        if (!follow_tables(m_topo, m_tables, m_dead, sr, d, [&](RouterId, PortId) { ++n; }) ||
-            hops[static_cast<std::size_t>(sr)] <= 0)
-          continue;
-        const double stretch = static_cast<double>(n) / hops[static_cast<std::size_t>(sr)];
-        stretch_sum += stretch;
-        ++stretch_flows;
-        res.stretch_max = std::max(res.stretch_max, stretch);
-      }
-    }
+    if (std::string why = reroute_destination(d, opt, st, res, stretch); !why.empty()) return finish(false, why);
   }
   if (const std::size_t u = undelivered_flows(); u > 0)
     return finish(false, fmt::format("{} flows still undelivered", u));
   return finish(true, "");
+}
+
+void Engine::run_plugins(const std::vector<LinkId>& failed, const Options& opt, Result& res) {
+  for (LinkId l : failed) {
+    const Link& k = m_topo.link(l);
+    // A plug-in is a detour around a link between two live switches; a
+    // failed switch's links have none.
+    if (k.b_is_node || m_dead_switch[static_cast<std::size_t>(k.a)] || m_dead_switch[static_cast<std::size_t>(k.b)])
+      continue;
+    run_plugin(k.a, k.a_port, opt, res);
+    run_plugin(static_cast<RouterId>(k.b), k.b_port, opt, res);
+  }
+}
+
+std::string Engine::reroute_destination(NodeId d, const Options& opt, DestState& st, Result& res, Stretch& stretch) {
+  const int routers = m_topo.num_routers();
+  const int nodes = m_topo.num_nodes();
+  std::vector<NodeId> broken_sources;
+  for (NodeId s = 0; s < nodes; ++s)
+    if (is_flow(s, d) && st.status[static_cast<std::size_t>(m_topo.node_router(s))] == 2) broken_sources.push_back(s);
+  std::vector<char> blocked(static_cast<std::size_t>(routers), 0);
+  std::string last_failure;
+  for (int guard = 0; guard <= 4 * routers * routers; ++guard) {
+    if (guard > 0) dest_state(d, st);
+    // The unblocked broken carrier nearest the point of failure along its
+    // route: fixing it fixes every switch upstream that routes into it.
+    // When its own detour is impossible (a switch feeding it would have to
+    // U-turn, or a turn is refused), it is blocked and the switches that
+    // feed it are tried first; any success unblocks everything.
+    bool any_broken = false;
+    const RouterId y = next_broken_carrier(st, blocked, opt.start == Start::kAtSources, any_broken);
+    if (!any_broken) break;
+    if (y == kNone)
+      return fmt::format("destination {}: no deadlock-free path{}", m_topo.node_label(d),
+                         last_failure.empty() ? "" : " (" + last_failure + ")");
+    const auto& fy = st.feeders[static_cast<std::size_t>(y)];
+    Found found = search_path(d, st, blocked, opt, y, st.layers[static_cast<std::size_t>(y)], fy);
+    // Every other layer (section IV-A design choice 1): the flows through
+    // y move there whole, so the turns of their routes up to y must be
+    // enabled in that layer too.
+    std::vector<std::pair<int, int>> prefix;
+    if (found.path.empty() && opt.move_layers && m_layers.count > 1)
+      search_other_layers(d, y, st, blocked, opt, found, prefix, res);
+    if (found.path.empty()) {
+      if (!opt.retry_upstream)
+        return fmt::format("destination {}: no deadlock-free path from switch {}", m_topo.node_label(d),
+                           m_topo.router_label(y));
+      blocked[static_cast<std::size_t>(y)] = 1;
+      last_failure = "none from switch " + m_topo.router_label(y);
+      continue;
+    }
+    std::fill(blocked.begin(), blocked.end(), 0);
+    // Enable the path's turns (step 3a) and write its entries (step 4).
+    std::vector<std::pair<int, int>> turns = std::move(prefix);
+    turns.insert(turns.end(), found.turns.begin(), found.turns.end());
+    if (std::string why = apply_path(d, found, turns, res); !why.empty()) return why;
+  }
+  // Stretch of the rerouted flows: new hops over the shortest live hops.
+  if (!broken_sources.empty()) {
+    const std::vector<int> hops = live_hops(m_topo.node_router(d), kNone);
+    for (NodeId s : broken_sources) {
+      int n = 0;
+      const RouterId sr = m_topo.node_router(s);
+      if (!follow_tables(m_topo, m_tables, m_dead, sr, d, [&](RouterId, PortId) { ++n; }) ||
+          hops[static_cast<std::size_t>(sr)] <= 0)
+        continue;
+      const double ratio = static_cast<double>(n) / hops[static_cast<std::size_t>(sr)];
+      stretch.sum += ratio;
+      ++stretch.flows;
+      res.stretch_max = std::max(res.stretch_max, ratio);
+    }
+  }
+  return "";
+}
+
+RouterId Engine::next_broken_carrier(const DestState& st, const std::vector<char>& blocked, bool from_sources,
+                                     bool& any_broken) const {
+  RouterId y = kNone;
+  int y_dist = -1;
+  any_broken = false;
+  for (RouterId r = 0; r < m_topo.num_routers(); ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (!st.carrier[ri] || st.status[ri] != 2) continue;
+    any_broken = true;
+    if (blocked[ri]) continue;
+    const int dist = st.dist[ri];
+    if (y == kNone || (from_sources ? dist > y_dist : dist < y_dist)) {
+      y = r;
+      y_dist = dist;
+    }
+  }
+  return y;
+}
+
+void Engine::search_other_layers(NodeId d, RouterId y, const DestState& st, const std::vector<char>& blocked,
+                                 const Options& opt, Found& found, std::vector<std::pair<int, int>>& prefix,
+                                 Result& res) {
+  const int routers = m_topo.num_routers();
+  const int nodes = m_topo.num_nodes();
+  const auto& fy = st.feeders[static_cast<std::size_t>(y)];
+  int move_to = -1;
+  std::vector<RouterId> subtree;  // broken carriers whose route runs through y (y included)
+  for (RouterId z = 0; z < routers; ++z) {
+    if (!st.carrier[static_cast<std::size_t>(z)] || st.status[static_cast<std::size_t>(z)] != 2) continue;
+    RouterId x = z;
+    for (int hops = 0; x != y && x != kNone && hops <= routers; ++hops) {
+      const PortId p = m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)];
+      const PortPeer& pp = m_topo.peer(x, p);
+      x = (p != kNone && pp.kind == PortPeer::Kind::kRouter && !m_dead[static_cast<std::size_t>(pp.link)]) ? pp.id
+                                                                                                           : kNone;
+    }
+    if (x == y) subtree.push_back(z);
+  }
+  for (int layer = 0; layer < m_layers.count; ++layer) {
+    std::vector<std::pair<int, int>> pre;
+    for (RouterId z : subtree) {
+      if (z == y) continue;
+      const int out = channel(z, m_tables[static_cast<std::size_t>(z)][static_cast<std::size_t>(d)]);
+      for (int f : st.feeders[static_cast<std::size_t>(z)]) {
+        const std::pair<int, int> t{layered(base_of(f), layer), layered(out, layer)};
+        if (std::find(pre.begin(), pre.end(), t) == pre.end()) pre.push_back(t);
+      }
+    }
+    std::vector<int> fy_moved;
+    for (int f : fy) {
+      const int g = layered(base_of(f), layer);
+      if (std::find(fy_moved.begin(), fy_moved.end(), g) == fy_moved.end()) fy_moved.push_back(g);
+    }
+    const std::size_t mark = m_list.begin_trial();
+    bool ok = true;
+    for (const auto& [u, v] : pre)
+      if (!m_list.has_dependency(u, v) && m_list.enable(u, v) < 0) {
+        ok = false;
+        break;
+      }
+    if (ok) {
+      Found f = search_path(d, st, blocked, opt, y, 1u << layer, fy_moved);
+      if (!f.path.empty() && f.cost < found.cost) {
+        found = std::move(f);
+        prefix = pre;
+        move_to = layer;
+      }
+    }
+    m_list.rollback(mark);
+  }
+  if (move_to >= 0)
+    for (RouterId z : subtree)
+      for (NodeId s = 0; s < nodes; ++s)
+        if (is_flow(s, d) && m_topo.node_router(s) == z) {
+          auto& l = m_layers.of_flow[static_cast<std::size_t>(s) * static_cast<std::size_t>(nodes) + d];
+          res.flows_moved += l != move_to;
+          l = static_cast<std::uint8_t>(move_to);
+        }
+}
+
+std::string Engine::apply_path(NodeId d, const Found& found, const std::vector<std::pair<int, int>>& turns,
+                               Result& res) {
+  for (const auto& [u, v] : turns) {
+    if (m_list.has_dependency(u, v)) continue;
+    const bool was_legal = m_list.legal(u, v);
+    const int t = m_list.enable(u, v);
+    if (t < 0) return fmt::format("destination {}: turn {} -> {} refused", m_topo.node_label(d), u, v);
+    ++res.turns_enabled;
+    res.turns_moved += !was_legal;
+    res.channels_moved += static_cast<std::size_t>(t);
+  }
+  for (int k : found.path)
+    m_tables[static_cast<std::size_t>(channel_tail(k))][static_cast<std::size_t>(d)] = channel_port(k);
+  if (!found.merges)
+    m_tables[static_cast<std::size_t>(channel_head(found.path.back()))][static_cast<std::size_t>(d)] =
+        m_topo.node_port(d);
+  return "";
+}
+
+Engine::Found Engine::search_path(NodeId d, const DestState& st, const std::vector<char>& blocked, const Options& opt,
+                                  RouterId y, std::uint32_t mask0, const std::vector<int>& fy) {
+  const int base_channels = 2 * m_topo.num_links();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  auto head = [this](int c) { return channel_head(c); };
+  auto tail = [this](int c) { return channel_tail(c); };
+  // The route of d from switch x as channels (x intact: it delivers).
+  auto route_from = [&](RouterId x) {
+    std::vector<int> r;
+    follow_tables(m_topo, m_tables, m_dead, x, d, [&](RouterId a, PortId p) { r.push_back(channel(a, p)); });
+    return r;
+  };
+  struct Label {
+    double cost = kInf;
+    int parent = -1;                         // previous channel, -1: leaves y
+    std::vector<std::pair<int, int>> turns;  // new turns along the path, in order
+    bool moved = false;                      // some turn needs the list reordered
+    std::uint32_t mask = 0;                  // layers of the flows on the path
+  };
+  std::vector<Label> lab(static_cast<std::size_t>(base_channels));
+  using QE = std::pair<double, int>;
+  std::priority_queue<QE, std::vector<QE>, std::greater<>> pq;
+  Found best;
+  int best_end = -1;
+  std::vector<std::pair<int, int>> best_merge;  // the merge's new turns
+  // The label whose turns m_list carries (in a trial) while its
+  // successors are checked, or -1: enabled once per expansion, not once
+  // per successor.
+  int prepared = -1;
+  auto on_path = [&](int c, RouterId x) {
+    for (int k = c; k >= 0; k = lab[static_cast<std::size_t>(k)].parent)
+      if (tail(k) == x) return true;
+    return false;
+  };
+  // Cost of the turns `need` after the label of `from` (or from y when
+  // from < 0), or infinity when one cannot be enabled.
+  auto turns_cost = [&](int from, const std::vector<std::pair<int, int>>& need, bool& moves) {
+    moves = false;
+    const Label* l = from >= 0 ? &lab[static_cast<std::size_t>(from)] : nullptr;
+    const bool whole = opt.check == Check::kWholePath;
+    // Whole-path check: the list as the path's earlier turns leave it, and
+    // updated with each turn of this step. While every turn so far is
+    // legal the order is unchanged and they ride along as extra
+    // dependencies (they can still close a cycle with a later illegal
+    // turn); once a turn reorders the list they are enabled in m_list
+    // itself inside a trial, rolled back before returning.
+    const ListTrial trial(m_list);
+    bool applied = false;  // m_list carries the path's earlier turns
+    std::vector<std::pair<int, int>> extra;
+    if (whole && l != nullptr) {
+      if (l->moved) {
+        if (from != prepared)
+          for (const auto& [u, v] : l->turns) m_list.enable(u, v);
+        applied = true;
+      } else {
+        extra = l->turns;
+      }
+    }
+    auto in_extra = [&](int u, int v) {
+      return std::find(extra.begin(), extra.end(), std::pair<int, int>{u, v}) != extra.end();
+    };
+    double cost = 0;
+    for (std::size_t i = 0; i < need.size(); ++i) {
+      const auto [u, v] = need[i];
+      if (m_list.has_dependency(u, v) || (!applied && in_extra(u, v))) continue;
+      const bool legal = m_list.legal(u, v);
+      if (legal) {
+        cost += opt.legal_new;
+      } else if (m_list.channels_to_move(u, v, applied ? nullptr : &extra).has_value()) {
+        cost += opt.enable_cost;
+        moves = true;
+      } else {
+        return kInf;
+      }
+      if (whole && i + 1 < need.size()) {
+        if (legal && !applied) {
+          extra.emplace_back(u, v);
+        } else {
+          if (!applied) {
+            for (const auto& [a, b] : extra) m_list.enable(a, b);
+            applied = true;
+          }
+          m_list.enable(u, v);
+        }
+      }
+    }
+    return cost;
+  };
+  auto relax = [&](int from, int c, double base, const std::vector<std::pair<int, int>>& need, std::uint32_t mask) {
+    bool moves = false;
+    const double tc = turns_cost(from, need, moves);
+    if (tc == kInf) return;
+    const double cost = base + 1.0 + tc;
+    Label& l = lab[static_cast<std::size_t>(c)];
+    if (cost >= l.cost) return;
+    l.cost = cost;
+    l.parent = from;
+    l.turns = from >= 0 ? lab[static_cast<std::size_t>(from)].turns : std::vector<std::pair<int, int>>{};
+    l.moved = (from >= 0 && lab[static_cast<std::size_t>(from)].moved) || moves;
+    l.mask = mask;
+    for (const auto& t : need)
+      if (!m_list.has_dependency(t.first, t.second)) l.turns.push_back(t);
+    pq.emplace(cost, c);
+  };
+  // The turns from c into n for every layer of `mask`.
+  auto add_turns = [&](std::vector<std::pair<int, int>>& need, int c, int n, std::uint32_t mask) {
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      const int layer = __builtin_ctz(m);
+      need.emplace_back(layered(c, layer), layered(n, layer));
+    }
+  };
+  for (PortId p = 0; p < m_topo.radix(y); ++p) {
+    const int c = channel(y, p);
+    if (c < 0 || m_dead[static_cast<std::size_t>(c / 2)]) continue;
+    std::vector<std::pair<int, int>> need;
+    bool uturn = false;
+    for (int f : fy) {
+      uturn |= (base_of(f) ^ 1) == c;
+      need.emplace_back(f, layered(c, layer_of_channel(f)));
+    }
+    if (!uturn) relax(-1, c, 0.0, need, mask0);
+  }
+  while (!pq.empty()) {
+    const auto [cost, c] = pq.top();
+    pq.pop();
+    const Label& lc = lab[static_cast<std::size_t>(c)];
+    if (cost > lc.cost || cost >= best.cost) continue;
+    const RouterId x = head(c);
+    if (x == m_topo.node_router(d)) {
+      best.cost = cost;
+      best_end = c;
+      best.merges = false;
+      best_merge.clear();
+      continue;
+    }
+    std::optional<ListTrial> prepared_trial;
+    prepared = -1;
+    if (opt.check == Check::kWholePath && lc.moved) {
+      prepared_trial.emplace(m_list);
+      for (const auto& [u, v] : lc.turns) m_list.enable(u, v);
+      prepared = c;
+    }
+    if (st.status[static_cast<std::size_t>(x)] == 1) {
+      // Merge into x's intact route: the turn into its entry, and in
+      // layers that did not use that route before, its turns onwards.
+      const int out = channel(x, m_tables[static_cast<std::size_t>(x)][static_cast<std::size_t>(d)]);
+      if (out == (c ^ 1)) continue;  // a U-turn
+      std::vector<std::pair<int, int>> need;
+      add_turns(need, c, out, lc.mask);
+      // Layers whose flows already pass x have its onward turns.
+      const std::uint32_t fresh = lc.mask & ~st.layers[static_cast<std::size_t>(x)];
+      if (fresh != 0) {
+        const std::vector<int> onward = route_from(x);
+        for (std::size_t i = 0; i + 1 < onward.size(); ++i) add_turns(need, onward[i], onward[i + 1], fresh);
+      }
+      bool moves = false;
+      const double tc = turns_cost(c, need, moves);
+      if (tc == kInf || cost + tc >= best.cost) continue;
+      best.cost = cost + tc;
+      best_end = c;
+      best.merges = true;
+      best_merge.clear();
+      for (const auto& t : need)
+        if (!m_list.has_dependency(t.first, t.second)) best_merge.push_back(t);
+      continue;
+    }
+    const bool carrier = st.carrier[static_cast<std::size_t>(x)] != 0;
+    const std::uint32_t mask = lc.mask | (carrier ? st.layers[static_cast<std::size_t>(x)] : 0u);
+    for (PortId p = 0; p < m_topo.radix(x); ++p) {
+      const int n = channel(x, p);
+      if (n < 0 || n == (c ^ 1) || m_dead[static_cast<std::size_t>(n / 2)] || on_path(c, head(n))) continue;
+      if (head(n) == y || blocked[static_cast<std::size_t>(head(n))]) continue;
+      std::vector<std::pair<int, int>> need;
+      add_turns(need, c, n, lc.mask);
+      bool uturn = false;
+      if (carrier)
+        for (int f : st.feeders[static_cast<std::size_t>(x)]) {
+          if (base_of(f) == c) continue;
+          uturn |= (base_of(f) ^ 1) == n;
+          need.emplace_back(f, layered(n, layer_of_channel(f)));
+        }
+      if (!uturn) relax(c, n, cost, need, mask);
+    }
+  }
+  if (best_end >= 0) {
+    for (int k = best_end; k >= 0; k = lab[static_cast<std::size_t>(k)].parent) best.path.push_back(k);
+    std::reverse(best.path.begin(), best.path.end());
+    best.turns = lab[static_cast<std::size_t>(best_end)].turns;
+    best.turns.insert(best.turns.end(), best_merge.begin(), best_merge.end());
+  }
+  return best;
 }
 
 Result Engine::fail_switch(RouterId r, const Options& opt) {

@@ -276,6 +276,40 @@ class Engine {
   /// deliver, how far its route runs before it breaks, does d traffic pass
   /// it, and which channels feed it. O(switches).
   void dest_state(NodeId d, DestState& st) const;
+  /// Section IV-B: reconfigure() runs step 1 (the cut flows) itself, then
+  /// these, one function per step.
+  struct Found;
+  /// Sum and count of the rerouted flows' stretch (Result::stretch_mean).
+  struct Stretch {
+    double sum = 0;
+    std::size_t flows = 0;
+  };
+  /// Step 2: the plug-in around each failed link between two live switches.
+  void run_plugins(const std::vector<LinkId>& failed, const Options& opt, Result& res);
+  /// Steps 3 and 4 for destination d (st: its state under the current
+  /// tables): repairs the broken carriers one at a time, nearest the fault
+  /// first (from the sources with Start::kAtSources), blocking a switch
+  /// whose own detour fails and retrying upstream (Options::retry_upstream),
+  /// and adds the rerouted flows' stretch. Returns "" or why it failed.
+  std::string reroute_destination(NodeId d, const Options& opt, DestState& st, Result& res, Stretch& stretch);
+  /// The unblocked broken carrier to repair next (kNone when every broken
+  /// one is blocked); any_broken: some carrier of d is broken at all.
+  RouterId next_broken_carrier(const DestState& st, const std::vector<char>& blocked, bool from_sources,
+                               bool& any_broken) const;
+  /// Step 3: Dijkstra over channels from switch y for the flows entering it
+  /// by `fy` in layers `mask0`, to d's switch or an intact route, each new
+  /// turn checked against the channel list (Options::check).
+  Found search_path(NodeId d, const DestState& st, const std::vector<char>& blocked, const Options& opt, RouterId y,
+                    std::uint32_t mask0, const std::vector<int>& fy);
+  /// Section IV-A design choice 1: when y has no path in its flows' layers,
+  /// the flows through y may move whole to another layer; replaces `found`
+  /// (and `prefix`, the turns their routes up to y need there) with the
+  /// cheapest such path and moves the flows.
+  void search_other_layers(NodeId d, RouterId y, const DestState& st, const std::vector<char>& blocked,
+                           const Options& opt, Found& found, std::vector<std::pair<int, int>>& prefix, Result& res);
+  /// Steps 3a and 4: enables `turns` in the channel list and writes the
+  /// path's entries. Returns "" or the refused turn.
+  std::string apply_path(NodeId d, const Found& found, const std::vector<std::pair<int, int>>& turns, Result& res);
   /// Section IV-B step 2 for the direction u -> v of a failed link.
   void run_plugin(RouterId u, PortId up, const Options& opt, Result& res);
   /// The plug-in's detour for one layer.
