@@ -197,10 +197,17 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
         break;  // the control packet takes the link for this cycle
       }
       Request& r = m_requests[static_cast<std::size_t>(win)];
-      r.out_port = -1;  // granted
-      m_in_rr[r.in_port] = (r.queue + 1) % nq;
+      r.out_port = -1;                                           // granted
+      m_in_rr[r.in_port] = r.queue + 1 == nq ? 0 : r.queue + 1;  // (queue + 1) mod nq, queue < nq
       // Multiplexed: the next search starts at the next port; per VC: at the next crossbar input.
-      rr = per_vc ? (r.in_port * nq + r.queue + 1) % n_keys : ((r.in_port + 1) % radix) * nq;
+      // The next key after the winner's: per VC (port x nq + queue + 1) mod
+      // n_keys, multiplexed the next port's first key; both below 2 x n_keys.
+      if (per_vc) {
+        const int next = r.in_port * nq + r.queue + 1;
+        rr = next == n_keys ? 0 : next;
+      } else {
+        rr = r.in_port + 1 == radix ? 0 : (r.in_port + 1) * nq;
+      }
       crossbar(SwitchGrant{r.in_port, r.queue, o});
     }
   }
@@ -792,7 +799,8 @@ void Router::tick() {
                     [&](const SwitchGrant& g) { m_buffered -= m_xbar.traverse(*this, g, c); });
     }
     if (m_waiting_va > 0) m_waiting_va -= m_va.allocate(*this, c);
-    route_computation(c);
+    // Route computation has work only for marked ports or after a drop.
+    if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
   if (!m_ctx.trace_mode && !has_work()) {
     m_sleeping = true;
