@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "hw/current_cycle.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
 #include "tables/immunet_tables.hpp"
@@ -84,7 +85,7 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
 }
 
 std::uint64_t ImmunetControlPlane::now() const {
-  return m_ctx.cycle();
+  return current_cycle(m_ctx);
 }
 
 bool ImmunetControlPlane::busy() const {

@@ -2,8 +2,6 @@
 // routing relation, the packet records and the statistics sink. One instance
 // per network, passed by reference; no globals.
 #pragma once
-#include <systemc>
-
 #include <cstdint>
 #include <vector>
 
@@ -230,11 +228,7 @@ struct NetworkContext {
   PacketStore packets;
   NetworkStats stats;
   std::uint64_t period_ticks = 1;  ///< sc_time value of one clock period
-  /// The current clock cycle (simulated time / period). Reads the kernel's
-  /// time inline: sc_time_stamp() is an out-of-line library call, 1.9% of
-  /// the 8x8 bench's instructions when every router asked it every cycle.
-  std::uint64_t cycle() const { return sc_core::sc_get_curr_simcontext()->time_stamp().value() / period_ticks; }
-  bool trace_mode = false;  ///< every router ticks every cycle (VCD)
+  bool trace_mode = false;         ///< every router ticks every cycle (VCD)
   int max_packet_flits = 1;
   /// Incremented by every drop, so routers re-check their packets' dropped
   /// flags only after a drop happened (keeps the fault-free hot path lean).

@@ -1,5 +1,6 @@
 #include "hw/network_interface.hpp"
 
+#include "hw/current_cycle.hpp"
 #include "hw/router.hpp"
 
 #include <algorithm>
@@ -80,7 +81,7 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
   const unsigned bytes = gp.get_data_length();
   const int overhead = m_ctx.relation->header_overhead_flits(m_node, static_cast<routing::NodeId>(dst), m_flit_bytes);
   const int flits = (bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes)) + overhead;
-  const std::uint64_t now = m_ctx.cycle();
+  const std::uint64_t now = current_cycle(m_ctx);
   const auto* tag = gp.get_extension<MessageTagExtension>();
   gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now, overhead, tag != nullptr ? tag->tag : 0)
                              ? tlm::TLM_OK_RESPONSE

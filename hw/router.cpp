@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "hw/current_cycle.hpp"
 #include "hw/network_interface.hpp"
 
 namespace ftsim::hw {
@@ -587,7 +588,7 @@ std::string Router::queue_name(int q) const {
 }
 
 std::uint64_t Router::now() const {
-  return m_ctx.cycle();
+  return current_cycle(m_ctx);
 }
 
 void Router::set_port_alive(int p, bool alive) {

@@ -13,6 +13,7 @@
 
 #include <cctype>
 
+#include "hw/current_cycle.hpp"
 #include "hw/reroute_vector.hpp"
 #include "routing_logic/fat_tree_analysis.hpp"
 #include "routing_logic/fat_tree_dlr.hpp"
@@ -430,7 +431,7 @@ std::pair<hw::LinkDirection*, hw::LinkDirection*> Network::port_directions(routi
 }
 
 std::uint64_t Network::cycle() const {
-  return m_ctx.cycle();
+  return hw::current_cycle(m_ctx);
 }
 
 void Network::fail_link(routing::LinkId l) {
