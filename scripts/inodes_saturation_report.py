@@ -173,7 +173,7 @@ def plot(rows, outdir):
                   f"payload flits/cycle at the knee (ftsim analyze saturation), mean over fault draws, bars: standard"
                   f" error\";"
                   "set xlabel 'faulty links'; set ylabel 'saturation throughput (payload flits/cycle, whole network)';"
-                  "set key below left Left reverse; set grid;"
+                  "set key below left Left reverse width 3; set grid;"
                   f"set xrange [-0.5:{maxf + 0.5}]; set xtics 1;"
                   f"plot {lines}")
         subprocess.run(["gnuplot", "-e", script], check=True)
