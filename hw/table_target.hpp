@@ -30,7 +30,7 @@ class TableMemory {
 /// management port. Region 0 (base 0) is the forwarding table (LFT):
 /// address = destination * 4, one 32-bit little-endian word holding the
 /// output port (-1 = no route). A mechanism maps its own tables at other
-/// bases with map() (Immunet: hw/immunet_router.hpp), so a subnet manager,
+/// bases with map() (Immunet: hw/immunet/immunet_router.hpp), so a subnet manager,
 /// a mechanism's control plane and a debugger reach every table through the
 /// same socket. Reads and writes of other lengths get
 /// TLM_BURST_ERROR_RESPONSE; unaligned or unmapped addresses (an

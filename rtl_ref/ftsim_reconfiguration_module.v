@@ -1,6 +1,6 @@
 // Immunet Reconfiguration Module, sections 4.1 and 5: first-come-first-served
 // EPL compare and latch, parent latch, children table, special-ACK and
-// time-out logic. Cycle-exact twin of hw/emergency_logic.cpp.
+// time-out logic. Cycle-exact twin of hw/immunet/emergency_logic.cpp.
 // EPL = {t, x}: generation t in the high bits, node id x in the low IDB bits.
 module ftsim_reconfiguration_module #(
   parameter P = 4, parameter W = 16, parameter IDB = 8,

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/config_error.hpp"
-#include "hw/immunet_control_plane.hpp"
+#include "hw/immunet/immunet_control_plane.hpp"
 #include "routing_logic/inode_routes.hpp"
 #include "routing_logic/inode_routing.hpp"
 #include "tb/network.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/immunet_control_plane.hpp"
+#include "hw/immunet/immunet_control_plane.hpp"
 #include "hw/management_bus.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"

@@ -11,7 +11,7 @@
 #include <systemc>
 
 #include "Vftsim_emergency_logic.h"
-#include "hw/emergency_logic.hpp"
+#include "hw/immunet/emergency_logic.hpp"
 
 namespace {
 

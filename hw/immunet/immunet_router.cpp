@@ -1,4 +1,4 @@
-#include "hw/immunet_router.hpp"
+#include "hw/immunet/immunet_router.hpp"
 
 #include <stdexcept>
 #include <string>

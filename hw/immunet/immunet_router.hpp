@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "hw/emergency_logic.hpp"
+#include "hw/immunet/emergency_logic.hpp"
 #include "hw/mechanism.hpp"
 #include "hw/table_target.hpp"
 #include "routing_logic/kary_ncube.hpp"

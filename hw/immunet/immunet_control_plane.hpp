@@ -1,5 +1,5 @@
 // Immunet's control plane: steps every router's Immunet hardware (its
-// `immunet` child, hw/immunet_router.hpp) in two phases and carries the
+// `immunet` child, hw/immunet/immunet_router.hpp) in two phases and carries the
 // Table Update Modules' control packets between routers.
 // Source: immunet-fault-tolerant-routing.txt, sections 4.1-4.3 and 5.
 #pragma once
@@ -11,8 +11,8 @@
 #include <queue>
 #include <vector>
 
-#include "hw/emergency_logic.hpp"
-#include "hw/immunet_router.hpp"
+#include "hw/immunet/emergency_logic.hpp"
+#include "hw/immunet/immunet_router.hpp"
 #include "hw/network_context.hpp"
 #include "routing_logic/kary_ncube.hpp"
 

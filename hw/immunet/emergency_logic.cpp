@@ -1,4 +1,4 @@
-#include "hw/emergency_logic.hpp"
+#include "hw/immunet/emergency_logic.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "hw/immunet_control_plane.hpp"
+#include "hw/immunet/immunet_control_plane.hpp"
 
 #include <algorithm>
 #include <stdexcept>
