@@ -474,18 +474,8 @@ inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) 
   const auto& prm = ctx.params;
   {
     OutputUnit& op = *r.m_out[static_cast<std::size_t>(g.out_port)];
-    if (g.in_port < 0) {  // the Table Update Module's control packet takes the link
-      op.grant = static_cast<int>(r.m_in.size());
-      OutputUnit::Control& ctl = op.control.front();
-      op.link->bundle.data = ctl.token;
-      op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
-      op.link->bundle.req1 = ctl.head;
-      ctl.head = false;
-      if (--ctl.flits_left == 0) {
-        r.m_control_sent.emplace_back(ctl.token, c);
-        op.control.erase(op.control.begin());
-        if (op.control.empty()) r.m_control_outputs &= ~(1ULL << g.out_port);
-      }
+    if (g.in_port < 0) {  // a mechanism's control packet takes the link
+      r.send_control_flit(g.out_port, c);
       return 0;
     }
     InputUnit& ip = *r.m_in[static_cast<std::size_t>(g.in_port)];
@@ -734,20 +724,36 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   return true;
 }
 
-void Router::queue_control(int p, int flits, std::uint32_t token, std::uint64_t now) {
+void Router::queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent) {
   OutputUnit& op = *m_out[static_cast<std::size_t>(p)];
   if (m_failed || op.link == nullptr || op.link->failed) {
-    m_control_sent.emplace_back(token, kControlLost);
+    on_sent(kControlLost);
     return;
   }
-  op.control.push_back(OutputUnit::Control{token, flits, now, true});
+  op.control.push_back(OutputUnit::Control{data, flits, now, true, std::move(on_sent)});
   m_control_outputs |= 1ULL << p;
   wake();
 }
 
+void Router::send_control_flit(int o, std::uint64_t c) {
+  OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
+  op.grant = static_cast<int>(m_in.size());
+  OutputUnit::Control& ctl = op.control.front();
+  op.link->bundle.data = ctl.data;
+  op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
+  op.link->bundle.req1 = ctl.head;
+  ctl.head = false;
+  if (--ctl.flits_left > 0) return;
+  const ControlSent done = std::move(ctl.on_sent);
+  op.control.erase(op.control.begin());
+  if (op.control.empty()) m_control_outputs &= ~(1ULL << o);
+  done(c);
+}
+
 void Router::lose_control(OutputUnit& op) {
-  for (const auto& ctl : op.control) m_control_sent.emplace_back(ctl.token, kControlLost);
-  op.control.clear();
+  std::vector<OutputUnit::Control> lost;
+  lost.swap(op.control);
+  for (auto& ctl : lost) ctl.on_sent(kControlLost);
 }
 
 std::uint64_t Router::control_ready(std::uint64_t now) {

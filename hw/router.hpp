@@ -73,21 +73,20 @@ class Router : public sc_core::sc_module {
   /// packet at its head that is not being forwarded, removes that packet
   /// (returning its credits) and gives its id. Returns false otherwise.
   bool drain_safe_head(int p, int need_free, std::uint32_t* packet);
-  /// Immunet Table Update Module (section 4.2: "the BFC safe ring will be
-  /// shared between packets belonging to the applications ... and some control
-  /// packets"): queues a control packet of `flits` flits (>= 1) on output port
-  /// p at cycle `now`. From the next cycle its flits compete for the link in
-  /// the output's switch-allocation round robin as one more requester beside
-  /// the input ports, one flit per won cycle, and wait while the receiver
-  /// drives STOP. They need no credits: the receiver's Table Update Module
-  /// buffers take them (section 5). When the last flit has left at cycle s,
-  /// (token, s) is appended to sent_control(); a failed link or router loses
-  /// the packet and reports (token, kControlLost).
-  void queue_control(int p, int flits, std::uint32_t token, std::uint64_t now);
+  /// A mechanism's control packets on the links (Immunet section 4.2: "the
+  /// BFC safe ring will be shared between packets belonging to the
+  /// applications ... and some control packets"): queues a control packet of
+  /// `flits` flits (>= 1) on output port p at cycle `now`. From the next
+  /// cycle its flits compete for the link in the output's switch-allocation
+  /// round robin as one more requester beside the input ports, one flit per
+  /// won cycle, and wait while the receiver drives STOP. They need no
+  /// credits: the receiver's mechanism buffers take them (Immunet section 5).
+  /// `data` is shown on the data lines. When the last flit has left at cycle
+  /// s, on_sent(s) is called (from the router's clocked method); a failed
+  /// link or router loses the packet and calls on_sent(kControlLost).
+  using ControlSent = std::function<void(std::uint64_t cycle)>;
+  void queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent);
   static constexpr std::uint64_t kControlLost = ~0ULL;
-  /// Control packets whose last flit left (or that were lost) since the
-  /// caller last cleared the list: (token, cycle).
-  std::vector<std::pair<std::uint32_t, std::uint64_t>>& sent_control() { return m_control_sent; }
   /// Brings a failed router back (empty buffers, fresh credits, all ports
   /// down until the network marks them alive after detection).
   void repair();
@@ -181,6 +180,9 @@ class Router : public sc_core::sc_module {
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);
   void lose_control(OutputUnit& op);
+  /// One flit of output o's head control packet leaves at cycle c (out of
+  /// line: control packets are rare and the crossbar's loop stays small).
+  [[gnu::noinline, gnu::cold]] void send_control_flit(int o, std::uint64_t c);
 
   routing::RouterId m_id;
   NetworkContext& m_ctx;
@@ -198,7 +200,6 @@ class Router : public sc_core::sc_module {
   int m_buffered = 0;
   int m_waiting_va = 0;                 // input queues in kVcAlloc
   std::uint64_t m_control_outputs = 0;  // bit o: output o has control packets queued
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> m_control_sent;
   std::uint64_t m_seen_drop_epoch = 0;
   bool m_sleeping = false;
   bool m_failed = false;

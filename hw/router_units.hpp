@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -230,10 +231,11 @@ class OutputUnit : public sc_core::sc_module {
   int grant = -1;        ///< traced: input port granted this cycle (radix: control packet)
   TracedFlit last_flit;  ///< traced (written only in trace mode)
   struct Control {
-    std::uint32_t token;
+    std::uint32_t data;  ///< shown on the data lines (the wave view)
     int flits_left;
     std::uint64_t queued;
     bool head;
+    std::function<void(std::uint64_t)> on_sent;  ///< called with the cycle the last flit left, or kControlLost
   };
   /// Table Update Module packets waiting for the link, oldest first (a
   /// vector: a std::deque allocates 576 bytes per port even when empty,

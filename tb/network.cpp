@@ -302,17 +302,14 @@ void Network::elaborate_immunet(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
   std::vector<hw::Router*> rs;
   std::vector<hw::NetworkInterface*> nis;
-  std::vector<hw::LinkDirection*> in_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
-  std::vector<hw::LinkDirection*> out_links(in_links.size(), nullptr);
+  std::vector<hw::LinkDirection*> out_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
   for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
     rs.push_back(&routers[r]);
     nis.push_back(&interfaces[r]);
     for (routing::PortId p = 0; p < t.radix(r); ++p) {
       const PortPeer& pp = t.peer(r, p);
       if (pp.kind != PortPeer::Kind::kRouter) continue;
-      const auto [into, out_of] = port_directions(r, p);
-      in_links[static_cast<std::size_t>(r) * t.max_radix() + p] = into;
-      out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = out_of;
+      out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = port_directions(r, p).second;
     }
   }
   hw::ImmunetParams ip;
@@ -322,7 +319,7 @@ void Network::elaborate_immunet(const ExperimentConfig& cfg) {
   ip.control_packet_flits = cfg.immunet.control_packet_flits;
   ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
   immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t), rs,
-                                                      nis, in_links, out_links, ip, *management);
+                                                      nis, out_links, ip, *management);
 }
 
 void Network::elaborate_ddrc(const ExperimentConfig& cfg) {

@@ -1,17 +1,17 @@
-// Immunet's control plane: steps every router's Immunet hardware (its
-// `immunet` child, hw/immunet/immunet_router.hpp) in two phases and carries the
-// Table Update Modules' control packets between routers.
+// Immunet's elaboration and report: boots the tables, binds every router's
+// Immunet hardware (its `immunet` child, hw/immunet/immunet_router.hpp) to its
+// neighbours' through per-link ImmunetLink objects, and sums the routers'
+// counters into the reconfiguration report.
 // Source: immunet-fault-tolerant-routing.txt, sections 4.1-4.3 and 5.
 #pragma once
 #include <systemc>
 
 #include <cstdint>
-#include <deque>
-#include <functional>
-#include <queue>
+#include <memory>
 #include <vector>
 
 #include "hw/immunet/emergency_logic.hpp"
+#include "hw/immunet/immunet_link.hpp"
 #include "hw/immunet/immunet_router.hpp"
 #include "hw/network_context.hpp"
 #include "routing_logic/kary_ncube.hpp"
@@ -58,44 +58,45 @@ struct ImmunetReport {
   bool complete = true;         ///< false: the run ended during a reconfiguration
 };
 
-/// One instance per network. The hardware is per router (each router's
-/// `immunet` child: Input/Output Blocks, Reconfiguration Module, Table
-/// Update Module, Safe/Adaptive/SS tables); this module is the clock tree
-/// and the wires between them. Its one method steps every live router's
-/// blocks in two phases (every Output Block driven from the current state,
-/// then every Input Block sampled and every Reconfiguration Module clocked),
-/// only while an emergency or table update is in progress; otherwise it
-/// sleeps until a fault is detected. The Table Update Modules write their
-/// tables through the management bus (every router's TableTarget), the same
-/// socket a subnet manager or a debugger uses. Boot tables are written
-/// through the table modules' back-door.
+/// One instance per network: Immunet's elaboration and its report. It boots
+/// every router's tables (section 2's fault-free tables), creates the
+/// ImmunetLink of each link direction (`immunet.link_<router>_<port>`, the
+/// emergency wires of Figure 9 and the control packets' hop) and binds it to
+/// the sender's Output Block and the receiver's Input Block, and owns the
+/// reconfiguration record (ImmunetReconfigurationStatus, `immunet.status`).
+/// It has no process: each router's Immunet hardware (its `immunet` child,
+/// hw/immunet/immunet_router.hpp) runs its own blocks. The Table Update
+/// Modules write their tables through the management bus (every router's
+/// TableTarget), the same socket a subnet manager or a debugger uses; boot
+/// tables are written through the table modules' back-door.
 class ImmunetControlPlane : public sc_core::sc_module {
  public:
-  SC_HAS_PROCESS(ImmunetControlPlane);
   /// Every router must have been built with immunet_router_factory()
-  /// (throws std::logic_error otherwise). bus: the management plane, bound
-  /// to every router's TableTarget with the Immunet tables mapped.
+  /// (throws std::logic_error otherwise). out_links: [r * radix + p] the
+  /// link direction out of router r on port p (nullptr where no router is
+  /// behind the port). bus: the management plane, bound to every
+  /// router's TableTarget with the Immunet tables mapped.
   ImmunetControlPlane(sc_core::sc_module_name name, NetworkContext& ctx, const routing::KAryNCube& topo,
                       std::vector<Router*> routers, std::vector<NetworkInterface*> interfaces,
-                      std::vector<LinkDirection*> in_links, std::vector<LinkDirection*> out_links,
-                      const ImmunetParams& params, ManagementBus& bus);
+                      std::vector<LinkDirection*> out_links, const ImmunetParams& params, ManagementBus& bus);
 
   /// Local Fault Detector of router r: the link on port p is dead (after the
   /// detection delay). fail_cycle: when it failed, for the report.
-  void detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle);
+  void detect(routing::RouterId r, routing::PortId p, std::uint64_t fail_cycle) { m_nodes[r]->detect(p, fail_cycle); }
   /// Router r has died: its logic stops, its neighbours detect its links.
-  void router_failed(routing::RouterId r);
+  void router_failed(routing::RouterId r) { m_nodes[r]->fail(); }
 
-  const ImmunetReport& report() const { return m_report; }
+  /// The routers' counters summed (see ImmunetReport).
+  const ImmunetReport& report() const;
   /// Router r's Immunet hardware.
-  const ImmunetRouter& hardware(routing::RouterId r) const { return *m_nodes[r].hw; }
+  const ImmunetRouter& hardware(routing::RouterId r) const { return *m_nodes[r]; }
   /// Tables of router r (tests).
-  const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r].hw->view(); }
-  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r].hw->reconfiguration_module.logic; }
-  int adaptive_distance(routing::RouterId r, routing::NodeId d) const {
-    return m_nodes[r].hw->adaptive_table.distance(d);
-  }
-  bool busy() const;
+  const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r]->view(); }
+  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r]->reconfiguration_module.logic; }
+  int adaptive_distance(routing::RouterId r, routing::NodeId d) const { return m_nodes[r]->adaptive_table.distance(d); }
+  /// A reconfiguration is in progress (from the first detection until no
+  /// router's logic works and no control packet is in flight).
+  bool busy() const { return m_status.active(); }
   /// Hardware cost of one router's tables, in bits.
   long safe_table_bits() const;
   long adaptive_table_bits() const;
@@ -104,62 +105,11 @@ class ImmunetControlPlane : public sc_core::sc_module {
   void finalize();
 
  private:
-  struct Node {
-    ImmunetRouter* hw = nullptr;
-    ImmunetReconfigurationModule* rm = nullptr;
-    bool dead = false;
-  };
-  struct Message {
-    bool safe;
-    int origin;
-    std::uint32_t epl;
-    int dist;
-    int to;
-    int port;  // arrival port at `to`
-  };
-  void tick();
-  void on_adopt(int r);
-  void on_done(int r);
-  void send(const Message& m, std::uint64_t now);
-  void deliver(const Message& m, std::uint64_t now);
-  std::uint64_t now() const;
-
-  NetworkContext& m_ctx;
   const routing::KAryNCube& m_topo;
-  std::vector<Router*> m_routers;
-  std::vector<NetworkInterface*> m_nis;
-  std::vector<LinkDirection*> m_in_links;   // [r * radix + p]: link direction into r on port p
-  std::vector<LinkDirection*> m_out_links;  // [r * radix + p]: link direction out of r on port p
-  ImmunetParams m_params;
-  std::vector<Node> m_nodes;
-  /// Control packets in flight after their link: (delivery cycle, send
-  /// order) -> message, earliest first. The send order breaks ties, so the
-  /// delivery order never depends on the order processes run in a cycle.
-  struct Timed {
-    std::uint64_t when;
-    std::uint64_t seq;
-    Message m;
-    bool operator>(const Timed& o) const { return when != o.when ? when > o.when : seq > o.seq; }
-  };
-  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> m_messages;
-  /// Control packets queued at a router output, waiting for link slots,
-  /// indexed by the token the router reports back; free tokens are reused.
-  struct OnLink {
-    Message m;
-    std::uint64_t queued;
-    std::uint64_t seq;
-  };
-  std::vector<OnLink> m_on_link;
-  std::vector<std::uint32_t> m_free_tokens;
-  int m_link_pending = 0;
-  std::uint64_t m_seq = 0;
-  void collect_link_sends();
-  std::vector<EmergencyWires> m_idle;
-  EmergencyInputs m_inputs;
-  sc_core::sc_event m_wake;
-  bool m_active = false;
-  int m_in_emergency = 0;
-  ImmunetReport m_report;
+  std::vector<ImmunetRouter*> m_nodes;
+  ImmunetReconfigurationStatus m_status;
+  std::vector<std::unique_ptr<ImmunetLink>> m_links;
+  mutable ImmunetReport m_report;
   double m_mean_before = 0;
 };
 

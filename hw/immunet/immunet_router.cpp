@@ -1,9 +1,12 @@
 #include "hw/immunet/immunet_router.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "hw/current_cycle.hpp"
 #include "hw/management_bus.hpp"
+#include "hw/network_interface.hpp"
 #include "hw/router.hpp"
 
 namespace ftsim::hw {
@@ -161,28 +164,332 @@ int ImmunetTableUpdateModule::apply_distance(int origin, routing::PortId port, i
 }
 
 // ---------------------------------------------------------------------------
+// Links
+
+void ImmunetLink::drive(const EmergencyWires& w) {
+  m_wires = w;
+  if (!InputBlock::emergency(w)) return;
+  if (m_phits != nullptr) {
+    m_phits->bundle.req0 = m_phits->bundle.req1 = true;
+    m_phits->bundle.data = w.data;
+  }
+  m_receiver.wake_sampling();
+}
+
+void ImmunetLink::send(std::uint64_t /*now*/, std::uint64_t ready, const ImmunetControlPacket& packet) {
+  ImmunetControlPacket p = packet;
+  p.port = m_receiver_port;
+  m_packets.push(ready, p);
+  m_receiver.wake_at(ready);
+}
+
+// ---------------------------------------------------------------------------
 // The router's Immunet hardware
 
-ImmunetRouter::ImmunetRouter(sc_core::sc_module_name name, const KAryNCube& topo, routing::RouterId id,
-                             const EmergencyParams& params)
+ImmunetRouter::ImmunetRouter(sc_core::sc_module_name name, const KAryNCube& topo, Router& router,
+                             const EmergencyParams& emergency, const ImmunetParams& params)
     : RouterMechanism(name),
-      m_id(id),
-      reconfiguration_module("reconfiguration_module", params),
+      m_id(router.id()),
+      reconfiguration_module("reconfiguration_module", emergency),
       safe_table("safe_table", topo.num_nodes(), topo.max_radix(), m_view.epoch),
       adaptive_table("adaptive_table", topo.num_nodes(), topo.max_radix(), m_view.epoch),
       ss_table("ss_table", topo.max_radix(), m_view.epoch),
-      table_update_module("table_update_module", *this) {
-  for (int i = 0; i < params.ports; ++i) {
-    const std::string pn = topo.port_name(id, i + 1);
+      table_update_module("table_update_module", *this),
+      m_router(router),
+      m_params(params) {
+  for (int i = 0; i < emergency.ports; ++i) {
+    const std::string pn = topo.port_name(m_id, i + 1);
     input_blocks.push_back(std::make_unique<ImmunetInputBlock>(("input_block_" + pn).c_str()));
     output_blocks.push_back(std::make_unique<ImmunetOutputBlock>(("output_block_" + pn).c_str()));
   }
-  reconfiguration_module.port_enable = (1u << params.ports) - 1u;
+  reconfiguration_module.port_enable = (1u << emergency.ports) - 1u;
   m_view.safe = safe_table.data();
   m_view.adaptive = adaptive_table.masks();
   m_view.ss_next = ss_table.data();
   m_view.distance = adaptive_table.distances();
   m_view.lost_distance = static_cast<std::int32_t>(topo.num_nodes());
+  m_out.assign(static_cast<std::size_t>(emergency.ports), nullptr);
+  m_in.assign(static_cast<std::size_t>(emergency.ports), nullptr);
+  m_idle.assign(static_cast<std::size_t>(emergency.ports), EmergencyWires{});
+  m_inputs.in = m_idle;
+  m_inputs.normal = m_idle;
+  m_inputs.node_id = static_cast<std::uint32_t>(m_id);
+  SC_METHOD(drive);
+  sensitive << m_drive_event;
+  dont_initialize();
+  SC_METHOD(sample);
+  sensitive << m_sample_event;
+  dont_initialize();
+}
+
+void ImmunetRouter::attach(NetworkInterface& ni, const NetworkContext& ctx, ImmunetReconfigurationStatus& status) {
+  m_ni = &ni;
+  m_ctx = &ctx;
+  m_status = &status;
+  sc_core::sc_spawn_options opts;
+  opts.spawn_method();
+  opts.dont_initialize();
+  opts.set_sensitivity(&status.over());
+  sc_core::sc_spawn([this] { complete(); }, (std::string("complete_") + m_router.basename()).c_str(), &opts);
+}
+
+void ImmunetRouter::bind(routing::PortId p, ImmunetLink* out, ImmunetLink* in) {
+  m_out[static_cast<std::size_t>(p - 1)] = out;
+  m_in[static_cast<std::size_t>(p - 1)] = in;
+}
+
+std::uint64_t ImmunetRouter::now() const {
+  return current_cycle(*m_ctx);
+}
+
+void ImmunetRouter::wake_at(std::uint64_t cycle) {
+  const sc_core::sc_time at = sc_core::sc_time::from_value(cycle * m_ctx->period_ticks + m_ctx->period_ticks / 2);
+  const sc_core::sc_time t = sc_core::sc_time_stamp();
+  m_drive_event.notify(at > t ? at - t : sc_core::SC_ZERO_TIME);
+}
+
+void ImmunetRouter::wake_sampling() {
+  m_sample_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool ImmunetRouter::logic_busy() const {
+  const EmergencyState& s = reconfiguration_module.logic.state();
+  return s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
+         reconfiguration_module.detect_pending;
+}
+
+void ImmunetRouter::set_busy(bool busy) {
+  if (busy == m_busy) return;
+  m_busy = busy;
+  m_status->busy_router(busy ? 1 : -1);
+}
+
+void ImmunetRouter::detect(routing::PortId p, std::uint64_t fail_cycle) {
+  if (m_dead) return;
+  ImmunetReconfigurationModule& rm = reconfiguration_module;
+  rm.port_enable &= ~(1u << (p - 1));
+  rm.detect_pending = true;
+  if (!m_counters.detected || fail_cycle < m_counters.first_fault_cycle) m_counters.first_fault_cycle = fail_cycle;
+  if (!m_counters.detected) m_counters.first_detect_cycle = now();
+  m_counters.detected = true;
+  set_busy(true);
+  wake_at(now());
+}
+
+void ImmunetRouter::fail() {
+  if (m_dead) return;
+  set_busy(false);
+  m_dead = true;
+  for (ImmunetLink* l : m_in)
+    if (l != nullptr) l->set_stop(false);
+  for (ImmunetLink* l : m_out)
+    if (l != nullptr) l->drive(EmergencyWires{});
+  wake_at(now());  // control packets on their way here are discarded when they arrive
+}
+
+void ImmunetRouter::drive() {
+  const std::uint64_t c = now();
+  if (c != m_last_drive) {
+    m_last_drive = c;
+    m_drove = false;
+    if (!m_dead) {
+      const ImmunetReconfigurationModule& rm = reconfiguration_module;
+      const EmergencyOutputs o = rm.logic.outputs(m_idle, rm.port_enable);
+      for (std::size_t i = 0; i < o.out.size(); ++i) {
+        output_blocks[i]->out = o.out[i];
+        m_drove = m_drove || InputBlock::emergency(o.out[i]);
+        if (m_out[i] != nullptr) m_out[i]->drive(o.out[i]);
+      }
+    }
+  }
+  m_sample_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ImmunetRouter::sample() {
+  const std::uint64_t c = now();
+  if (c == m_last_sample) return;
+  m_last_sample = c;
+  const std::size_t ports = m_in.size();
+  if (!m_dead) {
+    ++m_activations;
+    ImmunetReconfigurationModule& rm = reconfiguration_module;
+    m_heard = false;
+    for (std::size_t i = 0; i < ports; ++i) {
+      const bool up = (rm.port_enable >> i & 1u) && m_in[i] != nullptr;
+      EmergencyWires& in = input_blocks[i]->in;
+      in = up ? m_in[i]->wires() : EmergencyWires{};
+      m_heard = m_heard || InputBlock::emergency(in);
+      m_inputs.in[i] = in;
+    }
+    m_inputs.port_enable = rm.port_enable;
+    m_inputs.fault_detect = rm.detect_pending;
+    rm.detect_pending = false;
+    const EmergencyState before = rm.logic.state();
+    rm.logic.step(m_inputs);
+    const EmergencyState& after = rm.logic.state();
+    if (after.emergency && (!before.emergency || after.epl != before.epl || !before.valid)) on_adopt();
+    if (after.done && !before.done) on_done(c);
+    // STOP on every input channel while in the emergency state.
+    for (ImmunetLink* l : m_in)
+      if (l != nullptr) l->set_stop(after.emergency);
+  }
+  // Table Update Module: the control packets that arrive this cycle, port by
+  // port (lowest port first), in order of arrival on each port. A dead
+  // router discards them.
+  std::uint64_t next = ~0ULL;
+  for (ImmunetLink* l : m_in) {
+    if (l == nullptr) continue;
+    DelayLine<ImmunetControlPacket>& q = l->packets();
+    while (q.ready(c)) {
+      const ImmunetControlPacket p = q.front().item;
+      q.pop();
+      m_status->packet(-1);
+      if (!m_dead) deliver(p, c);
+    }
+    if (!q.empty()) next = std::min(next, q.front().ready);
+  }
+  set_busy(!m_dead && logic_busy());
+  // Run again next cycle while the logic works or the wires were not idle
+  // (the last cycle drives and samples idle wires); else sleep until the
+  // next control packet (links and detection wake it too).
+  if (!m_dead && (m_busy || m_drove || m_heard))
+    wake_at(c + 1);
+  else if (next != ~0ULL)
+    wake_at(next);
+  m_status->poke();
+}
+
+void ImmunetRouter::complete() {
+  if (m_dead || m_view.tables_complete) return;
+  set_tables_complete(true);
+  m_router.wake();
+}
+
+void ImmunetRouter::on_adopt() {
+  ++m_counters.emergencies;
+  set_emergency(true);
+  m_ni->set_injection_stopped(true);
+  // The distance-vector rebuild starts with every distance at N (section
+  // 4.3). The port masks are cleared too: keeping the old masks until a
+  // control packet overwrites them mixes old and new minimal directions, and
+  // two routers can then send a packet back and forth on adaptive VCs (we
+  // measured the network collapsing that way); with cleared masks, packets for
+  // destinations not yet rebuilt take the safe ring.
+  table_update_module.begin_rebuild();
+  set_tables_complete(false);
+}
+
+void ImmunetRouter::on_done(std::uint64_t c) {
+  const EmergencyState& s = reconfiguration_module.logic.state();
+  const int ports = static_cast<int>(m_out.size());
+  // The Table Update Module installs the SS table of the tree's tour
+  // (Figure 5) and the provisional safe table (section 4.2).
+  table_update_module.install_tree(s);
+  set_emergency(false);
+  m_ni->set_injection_stopped(false);
+  // Table Update Module: drain the head packet of a safe queue that has no
+  // room for a bubble, so the new ring cannot start deadlocked.
+  for (int p = 0; p <= ports; ++p) {
+    std::uint32_t id = 0;
+    if (m_router.drain_safe_head(p, 2 * m_ctx->max_packet_flits, &id)) {
+      m_ni->requeue_front(id);
+      ++table_update_module.drained;
+      ++m_counters.drained_packets;
+    }
+  }
+  m_router.wake();
+  m_counters.finished = true;
+  m_counters.done_cycle = c;
+  m_counters.done_epl = s.epl;
+  m_counters.last_table_update_cycle = c;
+  if (s.root) {
+    m_counters.finished_as_root = true;
+    m_counters.root_done_cycle = c;
+  }
+  // Optimised safe table: one control packet per node, up to the root.
+  if (!s.root) send(s.parent + 1, ImmunetControlPacket{true, m_id, s.epl, 0}, c);
+  // Adaptive tables: distance vector, one packet to every live neighbour.
+  for (int i = 0; i < ports; ++i)
+    if (reconfiguration_module.port_enable >> i & 1u) send(i + 1, ImmunetControlPacket{false, m_id, s.epl, 0}, c);
+}
+
+void ImmunetRouter::send(routing::PortId p, const ImmunetControlPacket& packet, std::uint64_t c) {
+  ImmunetLink* link = m_out[static_cast<std::size_t>(p - 1)];
+  if (link == nullptr || link->receiver().dead()) return;
+  // Hops: every link transmission. Packets emitted: a safe-table packet is
+  // created once by its origin and forwarded hop by hop up to the root (one
+  // packet, depth hops); a distance-vector packet is consumed by the
+  // neighbour that receives it, which emits new ones (one packet, one hop).
+  (packet.safe ? m_counters.safe_control_hops : m_counters.adaptive_control_hops)++;
+  if (!packet.safe)
+    ++m_counters.adaptive_control_packets;
+  else if (packet.origin == m_id)
+    ++m_counters.safe_control_packets;
+  m_status->packet(+1);
+  const int flits = m_params.control_packet_flits;
+  if (flits <= 0) {
+    link->send(c, c + static_cast<std::uint64_t>(m_params.control_packet_cycles), packet);
+    return;
+  }
+  // The first phit shows the entry (origin in the high half, distance in the
+  // low half) on the data lines of the wave view.
+  const std::uint32_t shown =
+      static_cast<std::uint32_t>(packet.origin) << 16 | (static_cast<std::uint32_t>(packet.distance) & 0xFFFFu);
+  m_router.queue_control(p, flits, shown, c, [this, link, packet, c](std::uint64_t s) { sent(*link, packet, c, s); });
+}
+
+void ImmunetRouter::sent(ImmunetLink& link, const ImmunetControlPacket& packet, std::uint64_t queued, std::uint64_t s) {
+  if (s == Router::kControlLost) {
+    ++m_counters.lost_control_packets;
+    m_status->packet(-1);
+    if (m_ctx != nullptr) wake_at(now());  // the status is checked in the second half of this cycle
+    return;
+  }
+  // A hop whose last flit left at cycle s is handled by the receiver at
+  // s + control_packet_cycles - flits: at zero load (s = send + flits) that
+  // is exactly control_packet_cycles after the send, so the link only adds
+  // the cycles the flits waited for it.
+  const auto flits = static_cast<std::uint64_t>(m_params.control_packet_flits);
+  const std::uint64_t wait = s - (queued + flits);
+  m_counters.control_link_flits += flits;
+  m_counters.control_link_wait_cycles += wait;
+  m_counters.control_link_wait_max = std::max(m_counters.control_link_wait_max, wait);
+  link.send(s, s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
+}
+
+void ImmunetRouter::deliver(const ImmunetControlPacket& m, std::uint64_t c) {
+  const EmergencyState& s = reconfiguration_module.logic.state();
+  if (!s.valid || s.epl != m.epl) {  // a newer emergency is in progress: discard
+    ++m_counters.stale_control_packets;
+    return;
+  }
+  if (m.safe) {
+    table_update_module.set_safe(m.origin, m.port);  // the descendant is below this port
+    m_counters.last_table_update_cycle = c;
+    if (!s.root) send(s.parent + 1, ImmunetControlPacket{true, m.origin, m.epl, 0}, c);
+    return;
+  }
+  // Section 4.3, with one change to what is retransmitted: a longer distance
+  // is discarded; a shorter one replaces the entry (only the arrival port's
+  // column set) and is retransmitted on every other live port; an equal one
+  // only sets the arrival port's column and is not retransmitted. Every
+  // minimal port still ends in the mask: a node's final distance D is set by
+  // a strict improvement, and each minimal neighbour's own last strict
+  // improvement (to D-1) is retransmitted to it, arriving after that or tying
+  // it. Retransmitting ties (the literal reading) sends one packet per
+  // minimal path, which grows much faster than N^2; this sends about
+  // (degree - 1) N^2, which is what section 6.1 reports ("grows as
+  // n-squared").
+  const int d = m.distance + 1;
+  const int verdict = table_update_module.apply_distance(m.origin, m.port, d);
+  if (verdict < 0) return;
+  m_counters.last_table_update_cycle = c;
+  m_router.wake();
+  if (verdict == 0) return;
+  const int ports = static_cast<int>(m_out.size());
+  for (int i = 0; i < ports; ++i)
+    if ((reconfiguration_module.port_enable >> i & 1u) && i + 1 != m.port)
+      send(i + 1, ImmunetControlPacket{false, m.origin, m.epl, d}, c);
 }
 
 void ImmunetRouter::map_tables(TableTarget& target) {
@@ -205,8 +512,8 @@ void ImmunetRouter::trace(sc_core::sc_trace_file* tf, const std::string& prefix)
 
 RouterMechanismFactory immunet_router_factory(const KAryNCube& topo, const ImmunetParams& params) {
   const EmergencyParams ep = immunet_emergency_params(topo, params);
-  return [&topo, ep](Router& router) -> std::unique_ptr<RouterMechanism> {
-    return std::make_unique<ImmunetRouter>("immunet", topo, router.id(), ep);
+  return [&topo, ep, params](Router& router) -> std::unique_ptr<RouterMechanism> {
+    return std::make_unique<ImmunetRouter>("immunet", topo, router, ep, params);
   };
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hw/immunet/emergency_logic.hpp"
+#include "hw/immunet/immunet_link.hpp"
 #include "hw/mechanism.hpp"
 #include "hw/table_target.hpp"
 #include "routing_logic/kary_ncube.hpp"
@@ -20,6 +21,8 @@
 namespace ftsim::hw {
 
 class ManagementBus;
+class NetworkInterface;
+struct NetworkContext;
 
 /// Latencies of the protocol, with section 6's values as defaults.
 struct ImmunetParams {
@@ -191,7 +194,7 @@ class ImmunetTableUpdateModule : public sc_core::sc_module {
   void set_safe(int origin, routing::PortId port);
   /// Distance-vector packet from `port` announcing `origin` at `distance`
   /// hops from the neighbour (section 4.3, with the retransmission rule of
-  /// ImmunetControlPlane::deliver). Returns -1 when discarded (longer), 0
+  /// ImmunetRouter::deliver). Returns -1 when discarded (longer), 0
   /// when it tied (the port joins the mask), 1 when it improved.
   int apply_distance(int origin, routing::PortId port, int distance);
   std::uint64_t drained = 0;  ///< safe-ring head packets drained (ImmunetReport::drained_packets)
@@ -203,18 +206,50 @@ class ImmunetTableUpdateModule : public sc_core::sc_module {
   int m_router = 0;
 };
 
+/// What one router's Immunet hardware counted (summed over the routers into
+/// ImmunetReport by the control plane).
+struct ImmunetRouterCounters {
+  bool detected = false;                 ///< this router's Local Fault Detector fired
+  std::uint64_t first_fault_cycle = 0;   ///< earliest failure it detected
+  std::uint64_t first_detect_cycle = 0;  ///< its first detection
+  bool finished = false;                 ///< its logic left an emergency at least once
+  std::uint64_t done_cycle = 0;          ///< the last time it left the emergency state
+  std::uint32_t done_epl = 0;            ///< the EPL it held then
+  bool finished_as_root = false;         ///< it left an emergency as the tree's root
+  std::uint64_t root_done_cycle = 0;
+  std::uint64_t last_table_update_cycle = 0;
+  std::uint64_t safe_control_packets = 0;
+  std::uint64_t adaptive_control_packets = 0;
+  std::uint64_t safe_control_hops = 0;
+  std::uint64_t adaptive_control_hops = 0;
+  std::uint64_t stale_control_packets = 0;
+  std::uint64_t control_link_flits = 0;
+  std::uint64_t control_link_wait_cycles = 0;
+  std::uint64_t control_link_wait_max = 0;
+  std::uint64_t lost_control_packets = 0;
+  std::uint64_t emergencies = 0;
+  std::uint64_t drained_packets = 0;
+};
+
 /// All of Immunet's hardware in one router (child `immunet` of the router):
 /// `input_block_<port>` and `output_block_<port>` for each network port,
 /// `reconfiguration_module`, `table_update_module`, `safe_table`,
-/// `adaptive_table`, `ss_table`. The network-wide ImmunetControlPlane steps
-/// the blocks (two-phase, like the routers' units) and carries the control
-/// packets between the Table Update Modules; the router reads the tables
-/// through the route-computation hook and holds its transit traffic while
-/// the emergency state lasts.
+/// `adaptive_table`, `ss_table`. The blocks are stepped by this module's own
+/// clocked methods, in the second half of each cycle and only while its
+/// emergency logic has work (nothing runs while there is no emergency):
+/// first every Output Block drives its link's wires from the Reconfiguration
+/// Module's state (delta 0), then every Input Block samples the wire its
+/// neighbour drove, the Reconfiguration Module steps and the Table Update
+/// Module handles the control packets that arrived (delta 1). Neighbours are
+/// reached only through the ImmunetLink objects bound at elaboration (the
+/// emergency wires and the control-packet hop of each link direction). The
+/// router reads the tables through the route-computation hook and holds its
+/// transit traffic while the emergency state lasts.
 class ImmunetRouter : public RouterMechanism {
  public:
-  ImmunetRouter(sc_core::sc_module_name name, const routing::KAryNCube& topo, routing::RouterId id,
-                const EmergencyParams& params);
+  SC_HAS_PROCESS(ImmunetRouter);
+  ImmunetRouter(sc_core::sc_module_name name, const routing::KAryNCube& topo, Router& router,
+                const EmergencyParams& emergency, const ImmunetParams& params);
   const char* kind() const override { return "ftsim_immunet_router"; }
 
   void fill_view(routing::RouterView& view) override { view.immunet = &m_view; }
@@ -225,10 +260,41 @@ class ImmunetRouter : public RouterMechanism {
   /// (the Reconfiguration Module's latches).
   void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const override;
 
+  /// Elaboration: the network interface whose injection the emergency stops,
+  /// the network's context (clock) and the reconfiguration record.
+  void attach(NetworkInterface& ni, const NetworkContext& ctx, ImmunetReconfigurationStatus& status);
+  /// Elaboration: network port p (1..2n) sends on `out` and receives on `in`
+  /// (either nullptr when the port has no router behind it).
+  void bind(routing::PortId p, ImmunetLink* out, ImmunetLink* in);
+
+  /// Local Fault Detector: the link on port p is dead (after the detection
+  /// delay); fail_cycle is when it failed (for the report). The logic runs
+  /// from the second half of the current cycle.
+  void detect(routing::PortId p, std::uint64_t fail_cycle);
+  /// The router has died: its logic stops, its wires go idle, its STOP lines
+  /// drop; control packets still arriving are discarded.
+  void fail();
+  bool dead() const { return m_dead; }
+  /// Wakes the logic in the second half of cycle `cycle` (a control packet
+  /// becomes ready then).
+  void wake_at(std::uint64_t cycle);
+  /// Wakes the Input Blocks in this half cycle (a neighbour drives an
+  /// emergency on one of the links).
+  void wake_sampling();
+
   routing::RouterId id() const { return m_id; }
   /// The tables as the routing relation sees them.
   routing::ImmunetView& view() { return m_view; }
   const routing::ImmunetView& view() const { return m_view; }
+  const ImmunetRouterCounters& counters() const { return m_counters; }
+  /// Half cycles in which this router's emergency logic ran (its Input Blocks
+  /// sampled and its Reconfiguration Module stepped). Zero while no emergency
+  /// has reached it: the blocks cost nothing when idle.
+  std::uint64_t activations() const { return m_activations; }
+  /// The links bound to network port p (1..2n): outgoing (this router's
+  /// Output Block drives it) and incoming (its Input Block samples it).
+  const ImmunetLink* out_link(routing::PortId p) const { return m_out[static_cast<std::size_t>(p - 1)]; }
+  const ImmunetLink* in_link(routing::PortId p) const { return m_in[static_cast<std::size_t>(p - 1)]; }
 
   /// Marks the tables final (the reconfiguration is over; section 4.3:
   /// destinations still at distance N are lost from now on).
@@ -236,8 +302,7 @@ class ImmunetRouter : public RouterMechanism {
     m_view.tables_complete = complete;
     ++m_view.epoch;
   }
-  /// Enters or leaves the emergency state (transit held, injection stopped
-  /// by the control plane).
+  /// Enters or leaves the emergency state (transit held, injection stopped).
   void set_emergency(bool on) {
     m_view.emergency = on;
     ++m_view.epoch;
@@ -258,6 +323,40 @@ class ImmunetRouter : public RouterMechanism {
   ImmunetAdaptiveTable adaptive_table;
   ImmunetSsTable ss_table;
   ImmunetTableUpdateModule table_update_module;
+
+ private:
+  void drive();     // clocked: Output Blocks, second half of the cycle, delta 0
+  void sample();    // clocked: Input Blocks, Reconfiguration Module, Table Update Module, delta 1
+  void complete();  // the reconfiguration is over
+  void on_adopt();
+  void on_done(std::uint64_t now);
+  /// Table Update Module: a control packet out of network port p at `now`.
+  void send(routing::PortId p, const ImmunetControlPacket& packet, std::uint64_t now);
+  void sent(ImmunetLink& link, const ImmunetControlPacket& packet, std::uint64_t queued, std::uint64_t cycle);
+  void deliver(const ImmunetControlPacket& packet, std::uint64_t now);
+  bool logic_busy() const;
+  void set_busy(bool busy);
+  std::uint64_t now() const;
+
+  Router& m_router;
+  ImmunetParams m_params;
+  NetworkInterface* m_ni = nullptr;
+  const NetworkContext* m_ctx = nullptr;
+  ImmunetReconfigurationStatus* m_status = nullptr;
+  std::vector<ImmunetLink*> m_out;  ///< index i: network port i + 1
+  std::vector<ImmunetLink*> m_in;
+  std::vector<EmergencyWires> m_idle;
+  EmergencyInputs m_inputs;
+  ImmunetRouterCounters m_counters;
+  sc_core::sc_event m_drive_event;
+  sc_core::sc_event m_sample_event;
+  std::uint64_t m_last_drive = ~0ULL;
+  std::uint64_t m_last_sample = ~0ULL;
+  std::uint64_t m_activations = 0;
+  bool m_dead = false;
+  bool m_busy = false;   ///< counted in the status as a busy router
+  bool m_drove = false;  ///< an Output Block drove an emergency this cycle
+  bool m_heard = false;  ///< an Input Block sampled an emergency this cycle
 };
 
 /// The factory a Router calls to build its `immunet` child (Router's
