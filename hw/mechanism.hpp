@@ -21,9 +21,10 @@ class TableTarget;
 
 /// Per-router hardware of a mechanism: a child module of its router
 /// (`net.router_3_2.immunet`, `net.router_0_1_2.reroute_vector`) with
-/// children of its own as the hardware has them. Like the router's units it
-/// has no process: the router's clocked method calls the hooks, and a
-/// network-wide control plane (if the mechanism has one) steps the blocks.
+/// children of its own as the hardware has them. The router's clocked method
+/// calls the hooks; blocks with work of their own (Immunet's emergency
+/// logic) have their own clocked methods and reach the neighbours' blocks
+/// through per-link channels bound at elaboration.
 class RouterMechanism : public sc_core::sc_module {
  public:
   explicit RouterMechanism(sc_core::sc_module_name name) : sc_module(name) {}

@@ -774,7 +774,8 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"control_packet_cycles", im.control_packet_cycles},
                   {"control_packet_flits", im.control_packet_flits},
                   {"max_moves", im.max_moves},
-                  {"boot_safe_network", im.boot_safe_network}};
+                  {"boot_safe_network", im.boot_safe_network},
+                  {"rtl", im.rtl}};
   j["dlr"] = {{"reroute_timeout", cfg.dlr.reroute_timeout}};
   j["energy"] = {{"technology", cfg.energy.technology}};
   const auto& dd = cfg.ddrc;

@@ -136,6 +136,10 @@ struct ImmunetSpec {
   /// Safe network at boot: "dimension-rings" (section 2) or, as a
   /// diagnostic, "tree-ring" (the single tour ring a reconfiguration builds).
   std::string boot_safe_network = "dimension-rings";
+  /// The emergency blocks each router steps: "cpp" (hw::EmergencyLogic) or a
+  /// registered implementation ("verilated": the Verilog of rtl_ref/ through
+  /// Verilator, in builds with Verilator).
+  std::string rtl = "cpp";
 };
 
 /// Dynamic local rerouting in fat trees (section VII-A).

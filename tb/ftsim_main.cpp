@@ -24,6 +24,9 @@
 #include "tb/plugin_registry.hpp"
 #include "tb/traffic_pattern.hpp"
 #include "tb/version.hpp"
+#ifdef FTSIM_HAVE_VERILATED_RM
+#include "rtl_ref/verilated_emergency_logic.hpp"
+#endif
 
 namespace {
 
@@ -160,6 +163,13 @@ class ListCommand final : public ftsim::tb::cli::Command {
 // libsystemc defines main() and prints its banner before sc_main; ours
 // takes precedence, silences the banner and hands over to SystemC.
 int main(int argc, char* argv[]) {
+#ifdef FTSIM_HAVE_VERILATED_RM
+  // immunet.rtl: verilated (rtl_ref/verilated_emergency_logic.hpp).
+  ftsim::tb::register_emergency_blocks(
+      "verilated",
+      "rtl_ref's Verilog emergency logic through Verilator (" + ftsim::rtl::verilated_parameter_sets() + ")",
+      ftsim::rtl::verilated_emergency_blocks());
+#endif
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tb/experiment_config.hpp"
+#include "tb/plugin_registry.hpp"
 
 namespace ftsim::tb {
 
@@ -34,6 +35,9 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         MechanismKey::integer("max_moves", 0, 255, "safe -> adaptive moves allowed per packet (livelock bound)"),
         MechanismKey::choice("boot_safe_network", {"dimension-rings", "tree-ring"},
                              "safe network at boot (tree-ring: diagnostic)"),
+        MechanismKey::choice("rtl", {"cpp", "verilated"},
+                             "emergency blocks each router steps: cpp, or verilated (rtl_ref's Verilog through "
+                             "Verilator, in builds with Verilator)"),
     };
     m.parse = [](const MechanismSection& s, ExperimentConfig& cfg) {
       auto& im = cfg.immunet;
@@ -43,6 +47,14 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
       s.assign("control_packet_cycles", im.control_packet_cycles);
       s.assign("control_packet_flits", im.control_packet_flits);
       s.assign("max_moves", im.max_moves);
+      s.assign("rtl", im.rtl);
+      if (im.rtl != "cpp" && !emergency_blocks(im.rtl)) {
+        std::string names;
+        for (const auto& [n, d] : emergency_blocks_names()) names += (names.empty() ? "" : ", ") + n;
+        s.fail("rtl", fmt::format("= '{}' is not available in this build (ftsim was built without Verilator); "
+                                  "available: {}",
+                                  im.rtl, names));
+      }
       if (im.control_packet_flits >= im.control_packet_cycles)
         s.fail("control_packet_cycles",
                fmt::format("= {} must exceed immunet.control_packet_flits = {} (a hop sends its flits within its "

@@ -20,6 +20,7 @@
 #include "routing_logic/immunet_routing.hpp"
 #include "routing_logic/kary_ncube.hpp"
 #include "routing_logic/updown.hpp"
+#include "tb/plugin_registry.hpp"
 
 namespace ftsim::tb {
 
@@ -50,6 +51,7 @@ hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism,
     p.control_packet_cycles = cfg.immunet.control_packet_cycles;
     p.control_packet_flits = cfg.immunet.control_packet_flits;
     p.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
+    p.blocks = emergency_blocks(cfg.immunet.rtl);
     return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), p);
   }
   if (mechanism == "dlr") {

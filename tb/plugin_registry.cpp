@@ -21,6 +21,11 @@ routing::NamedRegistry<FaultModelFunction>& fault_models() {
   return r;
 }
 
+routing::NamedRegistry<hw::EmergencyBlocksFactory>& blocks_registry() {
+  static routing::NamedRegistry<hw::EmergencyBlocksFactory> r("emergency-block implementation");
+  return r;
+}
+
 const std::vector<std::pair<std::string, std::string>>& builtin_fault_models() {
   static const std::vector<std::pair<std::string, std::string>> names = {
       {"links", "the listed and random links (and switches) fail"},
@@ -65,6 +70,22 @@ FaultModelFunction user_fault_model(const std::string& name) {
 std::vector<std::pair<std::string, std::string>> fault_model_names() {
   auto out = builtin_fault_models();
   for (auto& e : fault_models().names()) out.push_back(std::move(e));
+  return out;
+}
+
+void register_emergency_blocks(const std::string& name, const std::string& description,
+                               hw::EmergencyBlocksFactory factory) {
+  blocks_registry().add(name, description, std::move(factory), [](const std::string& n) { return n == "cpp"; });
+}
+
+hw::EmergencyBlocksFactory emergency_blocks(const std::string& name) {
+  return blocks_registry().find(name);
+}
+
+std::vector<std::pair<std::string, std::string>> emergency_blocks_names() {
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"cpp", "the C++ emergency logic (hw::EmergencyLogic), the default"}};
+  for (auto& e : blocks_registry().names()) out.push_back(std::move(e));
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "hw/immunet/emergency_logic.hpp"
 #include "routing_logic/topology.hpp"
 
 namespace ftsim::tb {
@@ -63,6 +64,21 @@ FaultModelFunction user_fault_model(const std::string& name);
 
 /// Built-in and registered fault models: (name, description).
 std::vector<std::pair<std::string, std::string>> fault_model_names();
+
+/// Registers an implementation of Immunet's emergency blocks under `name`
+/// (then `immunet.rtl: name`); the built-in is `cpp` (hw::EmergencyLogic).
+/// ftsim registers `verilated` (rtl_ref/, the Verilog through Verilator)
+/// when it is built with Verilator. Throws ftsim::ConfigError for an empty
+/// name, `cpp`, a name already taken, or an empty factory.
+void register_emergency_blocks(const std::string& name, const std::string& description,
+                               hw::EmergencyBlocksFactory factory);
+
+/// The registered emergency blocks `name`, or an empty factory (`cpp`: the
+/// router builds hw::EmergencyLogic).
+hw::EmergencyBlocksFactory emergency_blocks(const std::string& name);
+
+/// Registered emergency-block implementations: (name, description).
+std::vector<std::pair<std::string, std::string>> emergency_blocks_names();
 
 /// Registered user traffic patterns only: (name, description).
 std::vector<std::pair<std::string, std::string>> user_traffic_pattern_names();

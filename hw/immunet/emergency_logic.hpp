@@ -4,6 +4,8 @@
 // Source: immunet-fault-tolerant-routing.txt, sections 4.1 and 5, Figure 9.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace ftsim::hw {
@@ -66,6 +68,26 @@ struct EmergencyOutputs {
   bool stop = false;                ///< STOP on all input channels
 };
 
+/// What a router's Immunet hardware steps each cycle while it has emergency
+/// work: the C++ EmergencyLogic below, or the Verilog of rtl_ref/ through
+/// Verilator (`immunet.rtl: verilated`, rtl_ref/verilated_emergency_logic.hpp).
+/// step() is the clock edge; outputs() gives the wires driven during the
+/// current cycle (a function of the registered state, the normal traffic
+/// and the port enables); state() the registers. An implementation that
+/// cannot see a register leaves it at its default; the network reads only
+/// valid, epl, root, parent, children, emergency and done.
+class EmergencyBlocks {
+ public:
+  virtual ~EmergencyBlocks() = default;
+  virtual void step(const EmergencyInputs& in) = 0;
+  virtual EmergencyOutputs outputs(const std::vector<EmergencyWires>& normal, std::uint32_t port_enable) const = 0;
+  virtual const EmergencyState& state() const = 0;
+};
+
+/// Builds the emergency blocks of one router (nullptr-free; throws
+/// ConfigError when the implementation cannot take these parameters).
+using EmergencyBlocksFactory = std::function<std::unique_ptr<EmergencyBlocks>(const EmergencyParams&)>;
+
 /// The composed logic. step() is the clock edge: it samples `in` and updates
 /// the state; outputs() gives the wires driven during the current cycle.
 ///
@@ -86,13 +108,13 @@ struct EmergencyOutputs {
 ///    cycles; when it closes the emergency ends and `done` is set.
 /// EPL = t * 2^id_bits + x: the paper's t*N + x with N rounded up to a power of
 /// two, so that it is a bit concatenation (no multiplier), with the same order.
-class EmergencyLogic {
+class EmergencyLogic : public EmergencyBlocks {
  public:
   explicit EmergencyLogic(const EmergencyParams& p);
   void reset() { m_s = EmergencyState{}; }
-  void step(const EmergencyInputs& in);
-  EmergencyOutputs outputs(const std::vector<EmergencyWires>& normal, std::uint32_t port_enable) const;
-  const EmergencyState& state() const { return m_s; }
+  void step(const EmergencyInputs& in) override;
+  EmergencyOutputs outputs(const std::vector<EmergencyWires>& normal, std::uint32_t port_enable) const override;
+  const EmergencyState& state() const override { return m_s; }
   const EmergencyParams& params() const { return m_p; }
   /// Test hook: when set, the model deliberately mis-handles equal-EPL ties
   /// (highest port wins), so the lockstep checker can be shown to catch it.

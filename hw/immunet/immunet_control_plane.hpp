@@ -92,7 +92,7 @@ class ImmunetControlPlane : public sc_core::sc_module {
   const ImmunetRouter& hardware(routing::RouterId r) const { return *m_nodes[r]; }
   /// Tables of router r (tests).
   const routing::ImmunetView& view(routing::RouterId r) const { return m_nodes[r]->view(); }
-  const EmergencyLogic& logic(routing::RouterId r) const { return m_nodes[r]->reconfiguration_module.logic; }
+  const EmergencyBlocks& logic(routing::RouterId r) const { return m_nodes[r]->reconfiguration_module.logic; }
   int adaptive_distance(routing::RouterId r, routing::NodeId d) const { return m_nodes[r]->adaptive_table.distance(d); }
   /// A reconfiguration is in progress (from the first detection until no
   /// router's logic works and no control packet is in flight).

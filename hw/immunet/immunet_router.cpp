@@ -190,7 +190,7 @@ ImmunetRouter::ImmunetRouter(sc_core::sc_module_name name, const KAryNCube& topo
                              const EmergencyParams& emergency, const ImmunetParams& params)
     : RouterMechanism(name),
       m_id(router.id()),
-      reconfiguration_module("reconfiguration_module", emergency),
+      reconfiguration_module("reconfiguration_module", emergency, params.blocks),
       safe_table("safe_table", topo.num_nodes(), topo.max_radix(), m_view.epoch),
       adaptive_table("adaptive_table", topo.num_nodes(), topo.max_radix(), m_view.epoch),
       ss_table("ss_table", topo.max_radix(), m_view.epoch),
@@ -253,9 +253,12 @@ void ImmunetRouter::wake_sampling() {
 }
 
 bool ImmunetRouter::logic_busy() const {
-  const EmergencyState& s = reconfiguration_module.logic.state();
-  return s.handle_count > 0 || s.window_count > 0 || s.ack_now || s.propagate_now ||
-         reconfiguration_module.detect_pending;
+  // The logic has work exactly while it is in the emergency state: adoption
+  // enters it with the handle counter set (and the ACK pulse), propagation
+  // and the ACK window follow, and the window's last cycle leaves it with
+  // every counter at zero. So the state's emergency bit (a port of the
+  // Verilog too) says it all, with a detection waiting for the next edge.
+  return reconfiguration_module.logic.state().emergency || reconfiguration_module.detect_pending;
 }
 
 void ImmunetRouter::set_busy(bool busy) {

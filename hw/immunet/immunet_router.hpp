@@ -41,6 +41,10 @@ struct ImmunetParams {
   /// Diagnostic: boot with the safe network of a fault-free tree tour (one
   /// ring, as after a reconfiguration) instead of the dimension rings.
   bool boot_tree_ring = false;
+  /// The emergency blocks each router steps: empty for the C++ model
+  /// (EmergencyLogic); rtl_ref's Verilated Verilog for `immunet.rtl:
+  /// verilated`.
+  EmergencyBlocksFactory blocks;
 };
 
 /// Emergency-logic parameters of a router of `topo` (P = 2n network ports,
@@ -89,9 +93,17 @@ class ImmunetOutputBlock : public sc_core::sc_module {
 /// port enables and detection flag as its inputs.
 class ImmunetReconfigurationModule : public sc_core::sc_module {
  public:
-  ImmunetReconfigurationModule(sc_core::sc_module_name name, const EmergencyParams& p) : sc_module(name), logic(p) {}
+  /// blocks: the logic to step (C++ EmergencyLogic when nullptr).
+  ImmunetReconfigurationModule(sc_core::sc_module_name name, const EmergencyParams& p,
+                               const EmergencyBlocksFactory& blocks)
+      : sc_module(name), m_logic(blocks ? blocks(p) : std::make_unique<EmergencyLogic>(p)), logic(*m_logic) {}
   const char* kind() const override { return "ftsim_immunet_reconfiguration_module"; }
-  EmergencyLogic logic;
+
+ private:
+  std::unique_ptr<EmergencyBlocks> m_logic;
+
+ public:
+  EmergencyBlocks& logic;
   std::uint32_t port_enable = 0;  ///< bit i = network port i + 1 alive
   bool detect_pending = false;    ///< a fault was detected; sampled at the next edge
 };
