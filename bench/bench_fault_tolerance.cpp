@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "routing_logic/inode_analyzer.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/inodes/inode_analyzer.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 int main(int argc, char* argv[]) {

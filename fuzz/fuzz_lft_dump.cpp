@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 #include "tables/lft.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "routing_logic/types.hpp"
-#include "tb/sweep.hpp"
+#include "tb/sweep/sweep.hpp"
 
 namespace {
 std::filesystem::path workdir_path() {

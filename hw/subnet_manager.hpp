@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hw/management_bus.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::hw {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::routing {
 

@@ -1,6 +1,6 @@
 // Dimension-order routing (DOR) on meshes and tori.
 #pragma once
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 namespace ftsim::routing {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::routing {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "common/config_error.hpp"
-#include "routing_logic/channel_list.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/dqr/channel_list.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/lft_routing.hpp"
 
 namespace ftsim::routing::dqr {

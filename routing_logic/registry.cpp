@@ -2,12 +2,12 @@
 
 #include "routing_logic/dor.hpp"
 #include "routing_logic/duato.hpp"
-#include "routing_logic/fat_tree_dlr.hpp"
-#include "routing_logic/immunet_routing.hpp"
-#include "routing_logic/inode_routing.hpp"
+#include "routing_logic/dlr/fat_tree_dlr.hpp"
+#include "routing_logic/immunet/immunet_routing.hpp"
+#include "routing_logic/inodes/inode_routing.hpp"
 #include "routing_logic/lft_routing.hpp"
-#include "routing_logic/mikant_ft.hpp"
-#include "routing_logic/mikant_shortest.hpp"
+#include "routing_logic/mikant/mikant_ft.hpp"
+#include "routing_logic/mikant/mikant_shortest.hpp"
 #include "routing_logic/named_registry.hpp"
 #include "routing_logic/updown.hpp"
 

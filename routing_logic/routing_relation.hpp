@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "routing_logic/fault_set.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::routing {
 
@@ -106,7 +106,7 @@ struct RouteSet {
   const RouteCandidate* end() const { return items.data() + size; }
 };
 
-/// Immunet's per-router tables as seen by routing (tables/immunet_tables.hpp
+/// Immunet's per-router tables as seen by routing (tables/immunet/immunet_tables.hpp
 /// owns them): per destination a Safe Table port mask and an Adaptive Table
 /// port mask; per input port the SS-table successor (-1: not on the ring).
 struct ImmunetView {

@@ -1,6 +1,6 @@
 // Up/down routing on k-ary n-trees.
 #pragma once
-#include "routing_logic/kary_ntree.hpp"
+#include "routing_logic/topology/kary_ntree.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 namespace ftsim::routing {

@@ -19,20 +19,20 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 link=(-fsanitize=fuzzer,address,undefined)
 # Sources shared by the targets, compiled once into objects (in parallel).
 sources=(common/text_input.cpp tb/experiment_config.cpp tb/yaml_input.cpp tb/cli_text.cpp tb/plugin_registry.cpp
-         tb/mechanism_registry.cpp tb/sweep.cpp tb/gnuplot.cpp tb/output_files.cpp tables/lft.cpp
-         routing_logic/*.cpp)
+         tb/mechanism_registry.cpp tb/sweep/sweep.cpp tb/gnuplot.cpp tb/output_files.cpp tables/lft.cpp
+         routing_logic/*.cpp routing_logic/*/*.cpp)
 echo "fuzz: compiling ${#sources[@]} sources with clang++"
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c 'clang++ "$@" -c "{}" -o "$0/obj/$(echo "{}" | tr / _).o"' \
   "$out" "${flags[@]}"
 objs() { for s in "$@"; do echo "$out/obj/$(echo "$s" | tr / _).o"; done; }
 config_objs=$(objs common/text_input.cpp tb/experiment_config.cpp tb/yaml_input.cpp tb/cli_text.cpp tb/plugin_registry.cpp tb/mechanism_registry.cpp)
-routing_objs=$(objs common/text_input.cpp routing_logic/*.cpp)
+routing_objs=$(objs common/text_input.cpp routing_logic/*.cpp routing_logic/*/*.cpp)
 targets=(experiment sweep set_override lft_dump ibnet)
 pids=()
 for t in "${targets[@]}"; do
   case $t in
     experiment|set_override) deps="$config_objs" libs="-lyaml-cpp -lfmt" ;;
-    sweep) deps="$config_objs $(objs tb/sweep.cpp tb/gnuplot.cpp tb/output_files.cpp)" libs="-lyaml-cpp -lfmt" ;;
+    sweep) deps="$config_objs $(objs tb/sweep/sweep.cpp tb/gnuplot.cpp tb/output_files.cpp)" libs="-lyaml-cpp -lfmt" ;;
     lft_dump) deps="$routing_objs $(objs tables/lft.cpp)" libs="-lfmt -lpthread" ;;
     ibnet) deps="$routing_objs" libs="-lfmt -lpthread" ;;
   esac

@@ -9,9 +9,9 @@
 
 #include "common/text_input.hpp"
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/ibnet.hpp"
+#include "routing_logic/topology/ibnet.hpp"
 #include "routing_logic/lft_routing.hpp"
-#include "routing_logic/switch_endpoints.hpp"
+#include "routing_logic/topology/switch_endpoints.hpp"
 
 namespace ftsim::tables {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "routing_logic/fault_set.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::tables {
 

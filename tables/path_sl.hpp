@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "routing_logic/lash.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 #include "tables/lft.hpp"
 
 namespace ftsim::tables {

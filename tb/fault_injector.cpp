@@ -6,7 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "tb/traffic_generator.hpp"
 
 namespace ftsim::tb {

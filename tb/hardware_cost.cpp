@@ -9,8 +9,8 @@
 
 #include "common/config_error.hpp"
 #include "hw/immunet/immunet_control_plane.hpp"
-#include "routing_logic/inode_routes.hpp"
-#include "routing_logic/inode_routing.hpp"
+#include "routing_logic/inodes/inode_routes.hpp"
+#include "routing_logic/inodes/inode_routing.hpp"
 #include "tb/network.hpp"
 #include "tb/yaml_input.hpp"
 

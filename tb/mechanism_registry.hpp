@@ -16,7 +16,7 @@
 
 #include "hw/mechanism_fwd.hpp"
 #include "routing_logic/routing_relation.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 #include "tb/mechanism_section.hpp"
 
 namespace ftsim::tb {

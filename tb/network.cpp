@@ -1,8 +1,8 @@
 #include "tb/network.hpp"
 
 #include "common/text_input.hpp"
-#include "routing_logic/dqr.hpp"
-#include "tb/dqr_analysis.hpp"
+#include "routing_logic/dqr/dqr.hpp"
+#include "tb/analysis/dqr_analysis.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -14,11 +14,11 @@
 #include <cctype>
 
 #include "hw/current_cycle.hpp"
-#include "hw/reroute_vector.hpp"
-#include "routing_logic/fat_tree_analysis.hpp"
-#include "routing_logic/fat_tree_dlr.hpp"
-#include "routing_logic/immunet_routing.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "hw/dlr/reroute_vector.hpp"
+#include "routing_logic/dlr/fat_tree_analysis.hpp"
+#include "routing_logic/dlr/fat_tree_dlr.hpp"
+#include "routing_logic/immunet/immunet_routing.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/updown.hpp"
 #include "tb/plugin_registry.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hw/immunet/emergency_logic.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::tb {
 

@@ -15,7 +15,7 @@
 
 #include "hw/network_context.hpp"
 #include "hw/network_interface.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::tb {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::tb {
 

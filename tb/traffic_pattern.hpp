@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/plugin_registry.hpp"
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <atomic>
 
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 namespace example {

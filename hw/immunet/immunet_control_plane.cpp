@@ -7,7 +7,7 @@
 #include "hw/current_cycle.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
-#include "tables/immunet_tables.hpp"
+#include "tables/immunet/immunet_tables.hpp"
 
 namespace ftsim::hw {
 

@@ -14,7 +14,7 @@
 #include "hw/immunet/immunet_link.hpp"
 #include "hw/immunet/immunet_router.hpp"
 #include "hw/network_context.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::hw {
 

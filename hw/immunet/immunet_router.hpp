@@ -16,7 +16,7 @@
 #include "hw/immunet/immunet_link.hpp"
 #include "hw/mechanism.hpp"
 #include "hw/table_target.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::hw {
 

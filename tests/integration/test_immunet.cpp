@@ -6,7 +6,7 @@
 #include <set>
 
 #include "harness.hpp"
-#include "tables/immunet_tables.hpp"
+#include "tables/immunet/immunet_tables.hpp"
 #include "tb/experiment_runner.hpp"
 
 using namespace ftsim;

@@ -7,8 +7,8 @@
 #include <cctype>
 
 #include "harness.hpp"
-#include "routing_logic/inode_analyzer.hpp"
-#include "routing_logic/inode_routing.hpp"
+#include "routing_logic/inodes/inode_analyzer.hpp"
+#include "routing_logic/inodes/inode_routing.hpp"
 #include "tb/experiment_runner.hpp"
 
 using namespace ftsim;

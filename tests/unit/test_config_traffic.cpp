@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/traffic_pattern.hpp"
 

@@ -13,13 +13,13 @@
 #include <stdexcept>
 
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/channel_list.hpp"
-#include "routing_logic/dqr.hpp"
-#include "routing_logic/ibnet.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/dqr/channel_list.hpp"
+#include "routing_logic/dqr/dqr.hpp"
+#include "routing_logic/topology/ibnet.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/lash.hpp"
 #include "routing_logic/lft_routing.hpp"
-#include "routing_logic/switch_endpoints.hpp"
+#include "routing_logic/topology/switch_endpoints.hpp"
 #include "tables/lft.hpp"
 #include "tests/support/acyclic.hpp"
 

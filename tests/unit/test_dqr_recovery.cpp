@@ -9,8 +9,8 @@
 #include <set>
 
 #include "common/config_error.hpp"
-#include "routing_logic/dqr.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/dqr/dqr.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/lft_routing.hpp"
 #include "routing_logic/routing_relation.hpp"
 #include "tests/support/acyclic.hpp"

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/fat_tree_analysis.hpp"
-#include "routing_logic/fat_tree_dlr.hpp"
+#include "routing_logic/dlr/fat_tree_analysis.hpp"
+#include "routing_logic/dlr/fat_tree_dlr.hpp"
 
 namespace {
 using ftsim::ConfigError;

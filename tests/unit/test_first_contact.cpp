@@ -10,7 +10,7 @@
 #include "tb/cli_text.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/run_summary.hpp"
-#include "tb/sweep.hpp"
+#include "tb/sweep/sweep.hpp"
 
 using namespace ftsim;
 

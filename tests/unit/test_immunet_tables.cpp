@@ -5,7 +5,7 @@
 #include <random>
 #include <set>
 
-#include "tables/immunet_tables.hpp"
+#include "tables/immunet/immunet_tables.hpp"
 
 using namespace ftsim;
 using routing::KAryNCube;

@@ -11,10 +11,10 @@
 #include <set>
 
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/inode_analyzer.hpp"
-#include "routing_logic/inode_routes.hpp"
-#include "routing_logic/inode_routing.hpp"
-#include "routing_logic/kary_ncube.hpp"
+#include "routing_logic/inodes/inode_analyzer.hpp"
+#include "routing_logic/inodes/inode_routes.hpp"
+#include "routing_logic/inodes/inode_routing.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include "common/text_input.hpp"
 #include "common/thread_group.hpp"
-#include "routing_logic/ibnet.hpp"
+#include "routing_logic/topology/ibnet.hpp"
 #include "tables/lft.hpp"
 
 using ftsim::ConfigError;

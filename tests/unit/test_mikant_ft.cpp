@@ -7,7 +7,7 @@
 #include <set>
 
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/mikant.hpp"
+#include "routing_logic/mikant/mikant.hpp"
 #include "routing_logic/routing_trials.hpp"
 #include "tests/support/acyclic.hpp"
 

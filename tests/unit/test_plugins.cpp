@@ -9,7 +9,7 @@
 #include "hw/router.hpp"
 #include "routing_logic/dor.hpp"
 #include "routing_logic/routing_relation.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/experiment_runner.hpp"
 #include "tb/fault_injector.hpp"

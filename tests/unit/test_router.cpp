@@ -16,7 +16,7 @@
 #include "hw/network_context.hpp"
 #include "hw/router.hpp"
 #include "routing_logic/routing_relation.hpp"
-#include "routing_logic/topology.hpp"
+#include "routing_logic/topology/topology.hpp"
 
 namespace ftsim::test {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/dor.hpp"
-#include "routing_logic/kary_ncube.hpp"
-#include "routing_logic/kary_ntree.hpp"
-#include "routing_logic/mikant.hpp"
-#include "routing_logic/mikant_shortest.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ntree.hpp"
+#include "routing_logic/mikant/mikant.hpp"
+#include "routing_logic/mikant/mikant_shortest.hpp"
 #include "routing_logic/updown.hpp"
 
 using namespace ftsim::routing;

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/config_error.hpp"
-#include "tb/saturation_search.hpp"
+#include "tb/analysis/saturation_search.hpp"
 
 using ftsim::tb::find_saturation;
 using ftsim::tb::SaturationOptions;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <set>
 
-#include "routing_logic/kary_ncube.hpp"
-#include "routing_logic/kary_ntree.hpp"
-#include "routing_logic/mikant.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ntree.hpp"
+#include "routing_logic/mikant/mikant.hpp"
 
 using namespace ftsim::routing;
 
