@@ -52,6 +52,13 @@ class RouterMechanism : public sc_core::sc_module {
   /// after fault detection. Default: nothing.
   virtual void on_port_changed(routing::PortId /*port*/, bool /*alive*/) {}
 
+  /// Control-packet hook: control packet `packet` (PacketStore id, a packet
+  /// the mechanism queued with Router::queue_control at the neighbour) has
+  /// reached input port `port` of this router whole at cycle `cycle`; the
+  /// router has taken its flits out of the queue (credits returned) and
+  /// releases the id after the call. Default: nothing.
+  virtual void on_control_packet(std::uint32_t /*packet*/, routing::PortId /*port*/, std::uint64_t /*cycle*/) {}
+
   /// Tables hook: maps this mechanism's table memories into the router's
   /// management target (TableTarget::map), so the control plane and a
   /// debugger reach them through the management plane. Default: none.

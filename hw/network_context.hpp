@@ -3,6 +3,7 @@
 // per network, passed by reference; no globals.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "hw/packet_store.hpp"
@@ -240,14 +241,21 @@ struct NetworkContext {
   /// drop(id, kLinkFailure), counting the cause when the packet was live.
   void drop_on_failed_link(std::uint32_t id, LinkLoss cause) {
     if (packets[id].dropped) return;
-    ++stats.link_loss[static_cast<int>(cause)];
+    if (!packets[id].control) ++stats.link_loss[static_cast<int>(cause)];
     drop(id, DropReason::kLinkFailure);
   }
+  /// A control packet (PacketInfo::control) was dropped: the mechanism that
+  /// sent it counts it (it is not traffic). Set at elaboration.
+  std::function<void(std::uint32_t packet)> control_lost;
   void drop(std::uint32_t id, DropReason reason) {
     PacketInfo& p = packets[id];
     if (p.dropped) return;
     p.dropped = true;
     ++drop_epoch;
+    if (p.control) {
+      if (control_lost) control_lost(id);
+      return;
+    }
     ++stats.dropped[static_cast<int>(reason)];
     ++stats.ts_dropped;
     if (p.measured) --stats.measured_outstanding;

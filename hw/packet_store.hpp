@@ -28,6 +28,11 @@ struct PacketInfo {
   bool measured = false;  ///< created inside the measurement window
   bool live = false;
   bool requeued = false;  ///< taken back into a source queue (Immunet drain)
+  /// A mechanism's control packet (Immunet's table updates with
+  /// immunet.control_packets: safe-ring): it travels through the routers'
+  /// queues like a packet, is never traffic (no statistics), and is consumed
+  /// by the receiving router's mechanism (RouterMechanism::on_control_packet).
+  bool control = false;
   std::uint64_t tag = 0;  ///< the sender's message tag (MessageTagExtension), handed back at delivery
 };
 

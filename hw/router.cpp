@@ -708,7 +708,7 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   if (iv.fifo.empty() || iv.state == InputVc::State::kActive) return false;
   if (m_ctx.params.buffer_flits - static_cast<int>(iv.fifo.size()) >= need_free) return false;
   const Flit head = iv.fifo.front().item;
-  if (!head.head) return false;
+  if (!head.head || m_ctx.packets[head.packet].control) return false;
   std::size_t len = 0;
   while (len < iv.fifo.size() && iv.fifo.at(len).item.packet == head.packet) {
     if (iv.fifo.at(len).item.tail) break;
@@ -724,13 +724,17 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   return true;
 }
 
-void Router::queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent) {
+void Router::queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent,
+                           std::uint32_t packet, bool bubble) {
   OutputUnit& op = *m_out[static_cast<std::size_t>(p)];
   if (m_failed || op.link == nullptr || op.link->failed) {
-    on_sent(kControlLost);
+    if (packet != kNoControlPacket)
+      m_ctx.drop(packet, DropReason::kLinkFailure);
+    else
+      on_sent(kControlLost);
     return;
   }
-  op.control.push_back(OutputUnit::Control{data, flits, now, true, std::move(on_sent)});
+  op.control.push_back(OutputUnit::Control{data, flits, now, true, std::move(on_sent), packet, bubble});
   m_control_outputs |= 1ULL << p;
   wake();
 }
@@ -742,6 +746,22 @@ void Router::send_control_flit(int o, std::uint64_t c) {
   op.link->bundle.data = ctl.data;
   op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
   op.link->bundle.req1 = ctl.head;
+  if (ctl.packet != kNoControlPacket) {  // a flit of a packet in the safe VC
+    const auto& prm = m_ctx.params;
+    const int len = m_ctx.packets[ctl.packet].length;
+    Flit f;
+    f.packet = ctl.packet;
+    f.seq = static_cast<std::uint16_t>(len - ctl.flits_left);
+    f.vc = 0;
+    f.head = ctl.head;
+    f.tail = ctl.flits_left == 1;
+    f.valid = true;
+    if (f.head) op.set_allocated(0, true);
+    --op.vcs[0].credits;
+    op.link->push_flit(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
+    if (op.link->receiver != nullptr) op.link->receiver->wake();
+    if (f.tail) op.set_allocated(0, false);
+  }
   ctl.head = false;
   if (--ctl.flits_left > 0) return;
   const ControlSent done = std::move(ctl.on_sent);
@@ -753,7 +773,14 @@ void Router::send_control_flit(int o, std::uint64_t c) {
 void Router::lose_control(OutputUnit& op) {
   std::vector<OutputUnit::Control> lost;
   lost.swap(op.control);
-  for (auto& ctl : lost) ctl.on_sent(kControlLost);
+  for (auto& ctl : lost) {
+    if (ctl.packet == kNoControlPacket) {
+      ctl.on_sent(kControlLost);
+      continue;
+    }
+    if (!ctl.head) op.set_allocated(0, false);  // cut after its head left: the receiver discards the rest
+    m_ctx.drop(ctl.packet, DropReason::kLinkFailure);
+  }
 }
 
 std::uint64_t Router::control_ready(std::uint64_t now) {
@@ -765,6 +792,12 @@ std::uint64_t Router::control_ready(std::uint64_t now) {
       lose_control(op);
       m_control_outputs &= ~(1ULL << o);
     } else if (op.control.front().queued < now && !op.link->bundle.stop) {
+      const OutputUnit::Control& ctl = op.control.front();
+      if (ctl.packet != kNoControlPacket) {  // a packet in the safe VC: VC allocation and credits as for packets
+        const OutputVc& ov = op.vcs[0];
+        const int need = ctl.head ? (ctl.bubble ? 2 * m_ctx.max_packet_flits : ctl.flits_left) : 1;
+        if ((ctl.head && ov.allocated) || ov.credits < need) continue;
+      }
       ready |= 1ULL << o;
     }
   }
@@ -973,6 +1006,14 @@ void Router::route_queue(int p, int v, std::uint64_t c) {
     if (!f.head)
       throw std::logic_error(fmt::format("{} input {} vc {} cycle {}: body flit of live packet {} at an idle VC",
                                          name(), m_ctx.topology->port_name(m_id, p), v, c, f.packet));
+    if (m_ctx.packets[f.packet].control) {  // a mechanism's control packet: consumed here once whole
+      const int len = m_ctx.packets[f.packet].length;
+      if (static_cast<int>(iv.fifo.size()) < len) break;  // the rest is on its way
+      for (int i = 0; i < len; ++i) discard_front(p, v, c);
+      if (m_mechanism) m_mechanism->on_control_packet(f.packet, p, c);
+      m_ctx.packets.release(f.packet);
+      continue;
+    }
     if (!compute_route(p, v, f.packet)) {
       m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
       discard_front(p, v, c);

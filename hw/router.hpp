@@ -84,8 +84,20 @@ class Router : public sc_core::sc_module {
   /// `data` is shown on the data lines. When the last flit has left at cycle
   /// s, on_sent(s) is called (from the router's clocked method); a failed
   /// link or router loses the packet and calls on_sent(kControlLost).
+  ///
+  /// With `packet` (a PacketStore id marked PacketInfo::control, `flits`
+  /// long) the control packet is a packet in the safe VC (VC 0) instead:
+  /// it also needs that output VC free and the credits of an entering
+  /// packet (room for two packets when `bubble`, the safe ring's bubble
+  /// rule, else for itself), takes one credit per flit, and its flits enter
+  /// the receiver's VC 0 queue behind the packets there; when it is whole at
+  /// the head of that queue the receiver's mechanism consumes it
+  /// (RouterMechanism::on_control_packet). A loss then drops the packet
+  /// (NetworkContext::control_lost) instead of calling on_sent.
   using ControlSent = std::function<void(std::uint64_t cycle)>;
-  void queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent);
+  static constexpr std::uint32_t kNoControlPacket = ~0U;
+  void queue_control(int p, int flits, std::uint32_t data, std::uint64_t now, ControlSent on_sent,
+                     std::uint32_t packet = kNoControlPacket, bool bubble = false);
   static constexpr std::uint64_t kControlLost = ~0ULL;
   /// Brings a failed router back (empty buffers, fresh credits, all ports
   /// down until the network marks them alive after detection).

@@ -236,6 +236,10 @@ class OutputUnit : public sc_core::sc_module {
     std::uint64_t queued;
     bool head;
     std::function<void(std::uint64_t)> on_sent;  ///< called with the cycle the last flit left, or kControlLost
+    /// A packet in the safe VC (PacketStore id; Router::kNoControlPacket: a
+    /// link slot only, no buffer at the receiver).
+    std::uint32_t packet;
+    bool bubble;  ///< packet: the safe VC is a bubble ring here (room for two packets to enter)
   };
   /// Table Update Module packets waiting for the link, oldest first (a
   /// vector: a std::deque allocates 576 bytes per port even when empty,

@@ -775,7 +775,8 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
                   {"control_packet_flits", im.control_packet_flits},
                   {"max_moves", im.max_moves},
                   {"boot_safe_network", im.boot_safe_network},
-                  {"rtl", im.rtl}};
+                  {"rtl", im.rtl},
+                  {"control_packets", im.control_packets}};
   j["dlr"] = {{"reroute_timeout", cfg.dlr.reroute_timeout}};
   j["energy"] = {{"technology", cfg.energy.technology}};
   const auto& dd = cfg.ddrc;

@@ -140,6 +140,10 @@ struct ImmunetSpec {
   /// registered implementation ("verilated": the Verilog of rtl_ref/ through
   /// Verilator, in builds with Verilator).
   std::string rtl = "cpp";
+  /// How table-update control packets travel: "safe-ring" (packets in the
+  /// safe VC, section 4.2's sharing) or "link-slots" (their flits only take
+  /// link cycles; the model before issue 51).
+  std::string control_packets = "safe-ring";
 };
 
 /// Dynamic local rerouting in fat trees (section VII-A).

@@ -622,6 +622,8 @@ void immunet_stats(Network& net, std::uint64_t dropped, nlohmann::json& j) {
   rj["control_link_flits"] = rep.control_link_flits;
   rj["control_link_wait_cycles"] = rep.control_link_wait_cycles;
   rj["control_link_wait_max"] = rep.control_link_wait_max;
+  rj["control_hop_cycles"] = rep.control_hop_cycles;
+  rj["control_hop_cycles_max"] = rep.control_hop_cycles_max;
   rj["lost_control_packets"] = rep.lost_control_packets;
   rj["emergency_adoptions"] = rep.emergencies;
   rj["drained_packets"] = rep.drained_packets;

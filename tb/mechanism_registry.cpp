@@ -35,6 +35,9 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
         MechanismKey::integer("max_moves", 0, 255, "safe -> adaptive moves allowed per packet (livelock bound)"),
         MechanismKey::choice("boot_safe_network", {"dimension-rings", "tree-ring"},
                              "safe network at boot (tree-ring: diagnostic)"),
+        MechanismKey::choice("control_packets", {"safe-ring", "link-slots"},
+                             "table-update control packets as packets in the safe VC (section 4.2), or as link "
+                             "slots only"),
         MechanismKey::choice("rtl", {"cpp", "verilated"},
                              "emergency blocks each router steps: cpp, or verilated (rtl_ref's Verilog through "
                              "Verilator, in builds with Verilator)"),
@@ -48,6 +51,7 @@ std::vector<MechanismPlugin> builtin_mechanisms() {
       s.assign("control_packet_flits", im.control_packet_flits);
       s.assign("max_moves", im.max_moves);
       s.assign("rtl", im.rtl);
+      s.assign("control_packets", im.control_packets);
       if (im.rtl != "cpp" && !emergency_blocks(im.rtl)) {
         std::string names;
         for (const auto& [n, d] : emergency_blocks_names()) names += (names.empty() ? "" : ", ") + n;

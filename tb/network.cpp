@@ -52,6 +52,7 @@ hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism,
     p.control_packet_flits = cfg.immunet.control_packet_flits;
     p.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
     p.blocks = emergency_blocks(cfg.immunet.rtl);
+    p.control_in_safe_vc = cfg.immunet.control_packets == "safe-ring";
     return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), p);
   }
   if (mechanism == "dlr") {
@@ -320,6 +321,7 @@ void Network::elaborate_immunet(const ExperimentConfig& cfg) {
   ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
   ip.control_packet_flits = cfg.immunet.control_packet_flits;
   ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
+  ip.control_in_safe_vc = cfg.immunet.control_packets == "safe-ring";
   immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t), rs,
                                                       nis, out_links, ip, *management);
 }
@@ -526,7 +528,7 @@ Network::InFlight Network::scan_in_flight() const {
   InFlight out;
   auto mark = [&](std::uint32_t id, std::uint64_t& counter) {
     const hw::PacketInfo& p = m_ctx.packets[id];
-    if (!p.live || p.dropped || seen[id]) return;
+    if (!p.live || p.dropped || p.control || seen[id]) return;  // control packets are not traffic
     seen[id] = 1;
     ++counter;
   };

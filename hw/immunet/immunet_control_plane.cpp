@@ -69,6 +69,16 @@ ImmunetControlPlane::ImmunetControlPlane(sc_core::sc_module_name name, NetworkCo
     m_nodes[r]->table_update_module.attach(bus, r);
     m_nodes[r]->attach(*interfaces[r], ctx, m_status);
   }
+  // Control packets in the safe VC lost in the network (a failed link or
+  // router): counted here, checked for the end of the reconfiguration in the
+  // second half of the cycle.
+  ctx.control_lost = [this, &ctx](std::uint32_t) {
+    ++m_lost_in_network;
+    m_status.packet(-1);
+    const std::uint64_t t = sc_core::sc_time_stamp().value();
+    const std::uint64_t half = t / ctx.period_ticks * ctx.period_ticks + ctx.period_ticks / 2;
+    m_status.poke(sc_core::sc_time::from_value((half > t ? half : half + ctx.period_ticks) - t));
+  };
   // One ImmunetLink per link direction between two routers, bound to the
   // sender's Output Block and the receiver's Input Block.
   std::vector<ImmunetLink*> out(static_cast<std::size_t>(n) * radix, nullptr);
@@ -135,9 +145,12 @@ const ImmunetReport& ImmunetControlPlane::report() const {
     rep.control_link_wait_cycles += c.control_link_wait_cycles;
     rep.control_link_wait_max = std::max(rep.control_link_wait_max, c.control_link_wait_max);
     rep.lost_control_packets += c.lost_control_packets;
+    rep.control_hop_cycles += c.control_hop_cycles;
+    rep.control_hop_cycles_max = std::max(rep.control_hop_cycles_max, c.control_hop_cycles_max);
     rep.emergencies += c.emergencies;
     rep.drained_packets += c.drained_packets;
   }
+  rep.lost_control_packets += m_lost_in_network;
   return rep;
 }
 

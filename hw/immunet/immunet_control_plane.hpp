@@ -47,6 +47,11 @@ struct ImmunetReport {
   std::uint64_t control_link_flits = 0;
   std::uint64_t control_link_wait_cycles = 0;
   std::uint64_t control_link_wait_max = 0;
+  /// Cycles from a hop's send to the receiver's Table Update Module taking
+  /// the packet (link-slots: the last flit left; safe-ring: the packet is
+  /// whole at the head of the receiver's safe queue), sum and max.
+  std::uint64_t control_hop_cycles = 0;
+  std::uint64_t control_hop_cycles_max = 0;
   std::uint64_t lost_control_packets = 0;  ///< lost with a failed link or router
   std::uint64_t emergencies = 0;           ///< adoptions of a new EPL, over all nodes
   std::uint64_t drained_packets = 0;       ///< safe-ring head packets drained by Table Update Modules
@@ -110,6 +115,7 @@ class ImmunetControlPlane : public sc_core::sc_module {
   ImmunetReconfigurationStatus m_status;
   std::vector<std::unique_ptr<ImmunetLink>> m_links;
   mutable ImmunetReport m_report;
+  std::uint64_t m_lost_in_network = 0;  ///< control packets in the safe VC dropped in the network
   double m_mean_before = 0;
 };
 

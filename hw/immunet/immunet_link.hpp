@@ -117,6 +117,9 @@ class ImmunetReconfigurationStatus : public sc_core::sc_module {
   /// Asks for a check after the current delta (called by the routers' logic
   /// at the end of their half-cycle step).
   void poke() { m_check.notify(sc_core::SC_ZERO_TIME); }
+  /// Asks for a check after `delay` (a loss outside the second half of a
+  /// cycle is checked there, after the routers' logic).
+  void poke(const sc_core::sc_time& delay) { m_check.notify(delay); }
   /// A reconfiguration is in progress.
   bool active() const { return m_active; }
   const sc_core::sc_event& over() const { return m_over; }

@@ -222,7 +222,7 @@ ImmunetRouter::ImmunetRouter(sc_core::sc_module_name name, const KAryNCube& topo
   dont_initialize();
 }
 
-void ImmunetRouter::attach(NetworkInterface& ni, const NetworkContext& ctx, ImmunetReconfigurationStatus& status) {
+void ImmunetRouter::attach(NetworkInterface& ni, NetworkContext& ctx, ImmunetReconfigurationStatus& status) {
   m_ni = &ni;
   m_ctx = &ctx;
   m_status = &status;
@@ -438,7 +438,42 @@ void ImmunetRouter::send(routing::PortId p, const ImmunetControlPacket& packet, 
   // low half) on the data lines of the wave view.
   const std::uint32_t shown =
       static_cast<std::uint32_t>(packet.origin) << 16 | (static_cast<std::uint32_t>(packet.distance) & 0xFFFFu);
-  m_router.queue_control(p, flits, shown, c, [this, link, packet, c](std::uint64_t s) { sent(*link, packet, c, s); });
+  if (!m_params.control_in_safe_vc) {
+    m_router.queue_control(p, flits, shown, c, [this, link, packet, c](std::uint64_t s) { sent(*link, packet, c, s); });
+    return;
+  }
+  // A packet in the safe VC: its content rides in the packet record's tag
+  // (EPL 32 bits, origin 16, distance 15, safe 1).
+  const std::uint32_t id = m_ctx->packets.allocate();
+  PacketInfo& pk = m_ctx->packets[id];
+  pk.control = true;
+  pk.length = static_cast<std::uint16_t>(flits);
+  pk.create_cycle = c;
+  pk.tag = static_cast<std::uint64_t>(packet.epl) << 32 | (static_cast<std::uint64_t>(packet.origin) & 0xFFFFu) << 16 |
+           (static_cast<std::uint64_t>(packet.distance) & 0x7FFFu) << 1 | (packet.safe ? 1u : 0u);
+  m_router.queue_control(
+      p, flits, shown, c, [this, link, packet, c](std::uint64_t s) { sent(*link, packet, c, s); }, id, on_ring(p));
+}
+
+bool ImmunetRouter::on_ring(routing::PortId p) const {
+  for (int i = 0; i < ss_table.words(); ++i)
+    if (ss_table.next(i) == p) return true;
+  return false;
+}
+
+void ImmunetRouter::on_control_packet(std::uint32_t id, routing::PortId port, std::uint64_t c) {
+  const std::uint64_t tag = m_ctx->packets[id].tag;
+  ImmunetControlPacket packet;
+  packet.epl = static_cast<std::uint32_t>(tag >> 32);
+  packet.origin = static_cast<int>(tag >> 16 & 0xFFFFu);
+  packet.distance = static_cast<int>(tag >> 1 & 0x7FFFu);
+  packet.safe = (tag & 1u) != 0;
+  const std::uint64_t hop = c - m_ctx->packets[id].create_cycle;
+  m_counters.control_hop_cycles += hop;
+  m_counters.control_hop_cycles_max = std::max(m_counters.control_hop_cycles_max, hop);
+  const auto flits = static_cast<std::uint64_t>(m_params.control_packet_flits);
+  ImmunetLink* in = m_in[static_cast<std::size_t>(port - 1)];
+  in->send(c, c + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
 }
 
 void ImmunetRouter::sent(ImmunetLink& link, const ImmunetControlPacket& packet, std::uint64_t queued, std::uint64_t s) {
@@ -457,7 +492,14 @@ void ImmunetRouter::sent(ImmunetLink& link, const ImmunetControlPacket& packet, 
   m_counters.control_link_flits += flits;
   m_counters.control_link_wait_cycles += wait;
   m_counters.control_link_wait_max = std::max(m_counters.control_link_wait_max, wait);
-  link.send(s, s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
+  // In the safe VC the packet is on its way to the receiver's queue
+  // (on_control_packet there); as a link slot the receiver's Table Update
+  // Module has it now.
+  if (!m_params.control_in_safe_vc) {
+    m_counters.control_hop_cycles += s - queued;
+    m_counters.control_hop_cycles_max = std::max(m_counters.control_hop_cycles_max, s - queued);
+    link.send(s, s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
+  }
 }
 
 void ImmunetRouter::deliver(const ImmunetControlPacket& m, std::uint64_t c) {

@@ -37,6 +37,17 @@ struct ImmunetParams {
   /// flits waited for the link. 0: control packets take no link bandwidth
   /// (every hop exactly control_packet_cycles; the model before this option).
   int control_packet_flits = 2;
+  /// How control packets travel (section 4.2: once the emergency is over
+  /// "the BFC safe ring will be shared between packets belonging to the
+  /// applications running on the machine and some control packets"). true
+  /// (`immunet.control_packets: safe-ring`): as packets in the safe VC of
+  /// each hop's link, behind the application packets in the receiver's
+  /// queue, entering a ring link with the bubble rule; the receiver's Table
+  /// Update Module takes a packet when it is whole at the head of its queue
+  /// and handles it control_packet_cycles - control_packet_flits cycles
+  /// later. false (`link-slots`): the flits only take link cycles and the
+  /// receiver's Table Update Module buffers take them at once.
+  bool control_in_safe_vc = true;
   int epl_bits = 32;
   /// Diagnostic: boot with the safe network of a fault-free tree tour (one
   /// ring, as after a reconfiguration) instead of the dimension rings.
@@ -238,6 +249,8 @@ struct ImmunetRouterCounters {
   std::uint64_t control_link_flits = 0;
   std::uint64_t control_link_wait_cycles = 0;
   std::uint64_t control_link_wait_max = 0;
+  std::uint64_t control_hop_cycles = 0;
+  std::uint64_t control_hop_cycles_max = 0;
   std::uint64_t lost_control_packets = 0;
   std::uint64_t emergencies = 0;
   std::uint64_t drained_packets = 0;
@@ -265,6 +278,10 @@ class ImmunetRouter : public RouterMechanism {
   const char* kind() const override { return "ftsim_immunet_router"; }
 
   void fill_view(routing::RouterView& view) override { view.immunet = &m_view; }
+  /// A table-update control packet in the safe VC reached input port `port`
+  /// whole (immunet.control_packets: safe-ring): the Table Update Module
+  /// handles it control_packet_cycles - control_packet_flits cycles later.
+  void on_control_packet(std::uint32_t packet, routing::PortId port, std::uint64_t cycle) override;
   const std::uint32_t* table_epoch() const override { return &m_view.epoch; }
   const bool* hold_transit() const override { return &m_view.emergency; }
   void map_tables(TableTarget& target) override;
@@ -274,7 +291,7 @@ class ImmunetRouter : public RouterMechanism {
 
   /// Elaboration: the network interface whose injection the emergency stops,
   /// the network's context (clock) and the reconfiguration record.
-  void attach(NetworkInterface& ni, const NetworkContext& ctx, ImmunetReconfigurationStatus& status);
+  void attach(NetworkInterface& ni, NetworkContext& ctx, ImmunetReconfigurationStatus& status);
   /// Elaboration: network port p (1..2n) sends on `out` and receives on `in`
   /// (either nullptr when the port has no router behind it).
   void bind(routing::PortId p, ImmunetLink* out, ImmunetLink* in);
@@ -345,6 +362,8 @@ class ImmunetRouter : public RouterMechanism {
   /// Table Update Module: a control packet out of network port p at `now`.
   void send(routing::PortId p, const ImmunetControlPacket& packet, std::uint64_t now);
   void sent(ImmunetLink& link, const ImmunetControlPacket& packet, std::uint64_t queued, std::uint64_t cycle);
+  /// Output port p is on the safe ring (some input's SS-table successor).
+  bool on_ring(routing::PortId p) const;
   void deliver(const ImmunetControlPacket& packet, std::uint64_t now);
   bool logic_busy() const;
   void set_busy(bool busy);
@@ -353,7 +372,7 @@ class ImmunetRouter : public RouterMechanism {
   Router& m_router;
   ImmunetParams m_params;
   NetworkInterface* m_ni = nullptr;
-  const NetworkContext* m_ctx = nullptr;
+  NetworkContext* m_ctx = nullptr;
   ImmunetReconfigurationStatus* m_status = nullptr;
   std::vector<ImmunetLink*> m_out;  ///< index i: network port i + 1
   std::vector<ImmunetLink*> m_in;

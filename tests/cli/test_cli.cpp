@@ -501,10 +501,39 @@ TEST(Cli, ListMechanismsKeysAreAllInTheUserGuide) {
     ++keys;
     EXPECT_NE(guide.find("`" + key + "`"), std::string::npos) << key << " is not in docs/user-guide.md";
   }
-  // immunet 7, dlr 1, ddrc 4, dqr 10.
-  EXPECT_EQ(keys, 22);
+  // immunet 8, dlr 1, ddrc 4, dqr 10.
+  EXPECT_EQ(keys, 23);
   for (const char* m : {"immunet", "dlr", "ddrc", "dqr", "bgl-planes", "static-faults"})
     EXPECT_NE(r.output.find(std::string("  ") + m + " "), std::string::npos) << m;
+}
+
+TEST(Cli, ImmunetControlPacketsInTheSafeRingWaitBehindTraffic) {
+  // experiments/immunet-8x8-link-fault.yaml (one fault beyond saturation,
+  // shortened): as packets in the safe VC (the default, section 4.2's
+  // sharing) control hops wait for the VC, its credits and the packets ahead
+  // of them in the receiver's queue; as link slots only for the link. A hop
+  // in the safe VC cannot take less than its flits plus SA, ST and the link
+  // (2 + 3 cycles); a link slot at zero load takes its 2 flits.
+  const std::string dir = tmpdir("immunet-control");
+  const std::string exp = std::string(FTSIM_SOURCE_DIR) + "/experiments/immunet-8x8-link-fault.yaml";
+  const std::string common = " --quiet --set sim.measure_cycles=12000";
+  const Result a = run("run " + exp + common + " --out " + dir + "/ring");
+  ASSERT_EQ(a.code, 0) << a.output;
+  const Result b = run("run " + exp + common + " --set immunet.control_packets=link-slots --out " + dir + "/slots");
+  ASSERT_EQ(b.code, 0) << b.output;
+  const auto ring = nlohmann::json::parse(std::ifstream(dir + "/ring/stats.json"))["reconfiguration"];
+  const auto slots = nlohmann::json::parse(std::ifstream(dir + "/slots/stats.json"))["reconfiguration"];
+  const double hops = ring["safe_control_hops"].get<double>() + ring["adaptive_control_hops"].get<double>();
+  const double ring_mean = ring["control_hop_cycles"].get<double>() / hops;
+  const double slot_mean = slots["control_hop_cycles"].get<double>() / hops;
+  std::printf("mean control hop: safe-ring %.1f cycles, link-slots %.1f\n", ring_mean, slot_mean);
+  EXPECT_GE(ring_mean, 5.0);
+  EXPECT_GE(slot_mean, 2.0);
+  EXPECT_GT(ring_mean, slot_mean);
+  EXPECT_TRUE(ring["complete"].get<bool>());
+  EXPECT_GT(ring["reconfiguration_cycles"].get<int>(), slots["reconfiguration_cycles"].get<int>());
+  const auto cfg = nlohmann::json::parse(std::ifstream(dir + "/ring/stats.json"))["config"]["immunet"];
+  EXPECT_EQ(cfg["control_packets"], "safe-ring");
 }
 
 TEST(Cli, SweepWritesResultsAndPlots) {

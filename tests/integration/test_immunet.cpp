@@ -369,6 +369,60 @@ TEST(ImmunetControlLinks, FailedLinkLosesQueuedControlPackets) {
   EXPECT_EQ(sent[0], hw::Router::kControlLost);
 }
 
+TEST(ImmunetControlPackets, PacketInTheSafeVcTakesCreditsAndIsConsumedWhole) {
+  // A 2-flit control packet in the safe VC, queued at cycle 100 on an idle
+  // link (eligible from 101): its flits leave at 101 and 102 and each takes
+  // one credit of output VC 0 (B = 8 -> 6); they reach the neighbour 3
+  // cycles later (SA + ST + link), the packet is taken out of the queue when
+  // its tail is there (cycle 105), and the credits are back a cycle later.
+  // The router without a mechanism (DOR) consumes it and frees the record.
+  test::Harness h(kLine);
+  silence(h);
+  h.run(100);
+  hw::Router& r0 = h.net->routers[0];
+  hw::Router& r1 = h.net->routers[1];
+  const int p = port_towards(h.net->topology(), 0, 1);
+  const int back = port_towards(h.net->topology(), 1, 0);
+  auto& ctx = h.net->context();
+  const std::uint32_t id = ctx.packets.allocate();
+  ctx.packets[id].control = true;
+  ctx.packets[id].length = 2;
+  std::vector<std::uint64_t> sent;
+  r0.queue_control(
+      p, 2, 0, 100, [&](std::uint64_t s) { sent.push_back(s); }, id, false);
+  h.run(3);
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0], 102U);
+  EXPECT_EQ(r0.output_vc(p, 0).credits, 6);
+  EXPECT_FALSE(r0.output_vc(p, 0).allocated);  // released with the tail
+  h.run(20);
+  EXPECT_EQ(r0.output_vc(p, 0).credits, 8);
+  EXPECT_EQ(r1.input_occupancy(back, 0), 0);
+  EXPECT_FALSE(ctx.packets[id].live);
+  EXPECT_EQ(h.stats().dropped_total(), 0U);
+}
+
+TEST(ImmunetControlPackets, PacketLostWithItsLinkIsReportedToItsMechanismNotAsTraffic) {
+  test::Harness h(kLine, {"faults=[{link: '1:x-', at: 50, repair: 1000}]"});
+  silence(h);
+  h.run(100);
+  auto& ctx = h.net->context();
+  std::vector<std::uint32_t> lost;
+  ctx.control_lost = [&](std::uint32_t packet) { lost.push_back(packet); };
+  const std::uint64_t app_dropped = h.stats().dropped_total();
+  const std::uint32_t id = ctx.packets.allocate();
+  ctx.packets[id].control = true;
+  ctx.packets[id].length = 2;
+  bool called = false;
+  h.net->routers[1].queue_control(
+      port_towards(h.net->topology(), 1, 0), 2, 0, 100, [&](std::uint64_t) { called = true; }, id, false);
+  h.run(10);
+  ASSERT_EQ(lost.size(), 1U);
+  EXPECT_EQ(lost[0], id);
+  EXPECT_FALSE(called);
+  EXPECT_EQ(h.stats().dropped_total(), app_dropped);
+}
+
 TEST(ImmunetControlLinks, EveryHopPutsItsFlitsOnALinkOnce) {
   // 4x4 torus, one link fault, no application traffic: every control hop
   // puts control_packet_flits = 3 flits on a link exactly once, none is lost.
