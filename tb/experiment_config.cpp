@@ -592,6 +592,13 @@ ExperimentConfig parse_root(const YAML::Node& root, const Ctx& c) {
         "{}: router.queues = 'voq' is not available with routing 'immunet' (its Table Update Module drains the "
         "safe VC as one FIFO, section 4.2): allowed input",
         c.origin));
+  if (cfg.routing == "immunet" && cfg.immunet.control_packets == "safe-ring" &&
+      cfg.immunet.control_packet_flits > rp.buffer_flits)
+    throw ConfigError(fmt::format(
+        "{}: immunet.control_packet_flits = {} does not fit in a VC of router.buffer_flits = {} (with "
+        "immunet.control_packets = 'safe-ring' each control packet is a packet in the safe VC): allowed 0..{}, or "
+        "control_packets: link-slots",
+        c.origin, cfg.immunet.control_packet_flits, rp.buffer_flits, rp.buffer_flits));
   if (rp.injection_ports > rp.vcs)
     throw ConfigError(fmt::format(
         "{}: router.injection_ports = {} exceeds router.vcs = {}; each packet in injection needs its own VC: "

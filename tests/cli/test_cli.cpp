@@ -534,6 +534,12 @@ TEST(Cli, ImmunetControlPacketsInTheSafeRingWaitBehindTraffic) {
   EXPECT_GT(ring["reconfiguration_cycles"].get<int>(), slots["reconfiguration_cycles"].get<int>());
   const auto cfg = nlohmann::json::parse(std::ifstream(dir + "/ring/stats.json"))["config"]["immunet"];
   EXPECT_EQ(cfg["control_packets"], "safe-ring");
+  // A control packet longer than a VC cannot travel in the safe VC: exit 2,
+  // the key and the allowed range named.
+  const Result big = run("run " + exp + " --set immunet.control_packet_flits=19 --out " + dir + "/big");
+  EXPECT_EQ(big.code, 2) << big.output;
+  EXPECT_NE(big.output.find("immunet.control_packet_flits = 19"), std::string::npos) << big.output;
+  EXPECT_NE(big.output.find("allowed 0..8"), std::string::npos) << big.output;
 }
 
 TEST(Cli, SweepWritesResultsAndPlots) {
