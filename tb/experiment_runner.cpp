@@ -129,8 +129,7 @@ class Monitor : public sc_core::sc_module {
     // A reconfiguration in progress is progress: an Immunet emergency stops
     // every flit by design (STOP), and a subnet manager holds packets while
     // it computes new tables. Neither watchdog counts that time.
-    const bool reconfiguring =
-        (m_net.immunet != nullptr && m_net.immunet->busy()) || (m_net.subnet_manager && m_net.subnet_manager->busy());
+    const bool reconfiguring = m_net.reconfiguration_busy();
     // Deadlock watchdog: nothing moved for W cycles while flits are buffered.
     const auto w = static_cast<std::uint64_t>(m_cfg.sim.watchdog_cycles);
     if (reconfiguring) m_quiet_since = c;
@@ -466,7 +465,7 @@ struct RunFaults {
 /// ftsim::ConfigError for a fault the static model cannot take.
 RunFaults prepare_faults(Network& net, const ExperimentConfig& cfg, bool quiet) {
   RunFaults rf;
-  rf.faults = resolve_faults(net.topology(), cfg.faults, net.immunet != nullptr);
+  rf.faults = resolve_faults(net.topology(), cfg.faults, net.reports_lost_nodes());
   if (cfg.faults.model == "bgl-planes") {
     rf.bypassed = bgl_bypassed_nodes(net.topology(), rf.faults, cfg.faults.bgl_plane_nodes);
     rf.faults.clear();  // cabled around: the links themselves keep working
@@ -590,54 +589,6 @@ void subnet_manager_stats(const Network& net, const ExperimentConfig& cfg, nlohm
                  {"computation_cycles", cfg.ddrc.computation_cycles},
                  {"distribution_cycles", cfg.ddrc.distribution_cycles}};
   }
-}
-
-/// stats.json "reconfiguration": Immunet's control plane report (section 6.1).
-void immunet_stats(Network& net, std::uint64_t dropped, nlohmann::json& j) {
-  if (!net.immunet) return;
-  const routing::Topology& topo = net.topology();
-  net.immunet->finalize();
-  const auto& rep = net.immunet->report();
-  nlohmann::json rj;
-  rj["happened"] = rep.happened;
-  if (rep.happened) {
-    rj["first_fault_cycle"] = rep.first_fault_cycle;
-    rj["first_detect_cycle"] = rep.first_detect_cycle;
-    rj["emergency_end_cycle"] = rep.emergency_end_cycle;
-    rj["last_table_update_cycle"] = rep.last_table_update_cycle;
-    rj["emergency_cycles"] = rep.emergency_end_cycle - rep.first_detect_cycle;
-    rj["reconfiguration_cycles"] = rep.last_table_update_cycle - rep.first_fault_cycle;
-    rj["root"] = rep.root >= 0 ? topo.router_label(rep.root) : std::string();
-    rj["final_epl"] = rep.final_epl;
-  }
-  // The paper's count (section 6.1, Table 1) is packets emitted; the link
-  // hops are kept alongside.
-  rj["safe_control_messages"] = rep.safe_control_packets;
-  rj["adaptive_control_messages"] = rep.adaptive_control_packets;
-  rj["safe_control_packets"] = rep.safe_control_packets;
-  rj["adaptive_control_packets"] = rep.adaptive_control_packets;
-  rj["safe_control_hops"] = rep.safe_control_hops;
-  rj["adaptive_control_hops"] = rep.adaptive_control_hops;
-  rj["stale_control_packets"] = rep.stale_control_packets;
-  rj["control_link_flits"] = rep.control_link_flits;
-  rj["control_link_wait_cycles"] = rep.control_link_wait_cycles;
-  rj["control_link_wait_max"] = rep.control_link_wait_max;
-  rj["control_hop_cycles"] = rep.control_hop_cycles;
-  rj["control_hop_cycles_max"] = rep.control_hop_cycles_max;
-  rj["lost_control_packets"] = rep.lost_control_packets;
-  rj["emergency_adoptions"] = rep.emergencies;
-  rj["drained_packets"] = rep.drained_packets;
-  rj["packets_lost"] = dropped;
-  rj["mean_distance_before"] = rep.mean_distance_before;
-  rj["mean_distance_after"] = rep.mean_distance_after;
-  nlohmann::json lost = nlohmann::json::array();
-  for (int n : rep.lost_nodes) lost.push_back(topo.node_label(n));
-  rj["lost_nodes"] = lost;  // meaningful when complete
-  rj["complete"] = rep.complete;
-  rj["table_bits_per_router"] = {{"safe", net.immunet->safe_table_bits()},
-                                 {"adaptive", net.immunet->adaptive_table_bits()},
-                                 {"ss", net.immunet->ss_table_bits()}};
-  j["reconfiguration"] = rj;
 }
 
 /// stats.json "packets", "dropped_by_reason", buffers, utilisation, source
@@ -881,7 +832,8 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"repair", f.repair >= 0 ? nlohmann::json(f.repair) : nlohmann::json(nullptr)},
                   {"random", f.random}});
   j["faults"] = jf;
-  immunet_stats(net, dropped, j);
+  for (const auto& m : net.mechanisms())  // sections of their own (Immunet's "reconfiguration")
+    if (m.stats) m.stats(net, dropped, j);
   j["seed"] = cfg.sim.seed;
   j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only

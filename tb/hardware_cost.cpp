@@ -8,9 +8,9 @@
 #include <set>
 
 #include "common/config_error.hpp"
-#include "hw/immunet/immunet_control_plane.hpp"
 #include "routing_logic/inodes/inode_routes.hpp"
 #include "routing_logic/inodes/inode_routing.hpp"
+#include "tb/mechanisms/immunet.hpp"
 #include "tb/network.hpp"
 #include "tb/yaml_input.hpp"
 
@@ -86,16 +86,16 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
     const long long lft = net.routers[static_cast<std::size_t>(r)].forwarding_table().size_bits();
     if (lft > 0) block("forwarding_table", "lft", "destinations x ceil(log2(P + 1))").add(lft);
   }
-  if (net.immunet) {
+  if (const hw::ImmunetControlPlane* immunet = immunet_plane(net)) {
     // Immunet section 5: per router one Safe, one Adaptive and one SS table,
     // and the 32-bit EPL register of the Reconfiguration Module.
     for (routing::RouterId r = 0; r < topo.num_routers(); ++r) {
       block("immunet_safe_table", "immunet", "destinations x ports (a port mask per destination)")
-          .add(net.immunet->safe_table_bits());
+          .add(immunet->safe_table_bits());
       block("immunet_adaptive_table", "immunet", "destinations x (ports + ceil(log2(nodes + 1)) distance bits)")
-          .add(net.immunet->adaptive_table_bits());
+          .add(immunet->adaptive_table_bits());
       block("immunet_ss_table", "immunet", "(2 x dimensions)^2 (the SS table, section 5)")
-          .add(net.immunet->ss_table_bits());
+          .add(immunet->ss_table_bits());
       block("immunet_epl_register", "immunet", "32 (the EPL, section 4.1)").add(32);
     }
   }
@@ -151,7 +151,7 @@ nlohmann::json hardware_cost_json(const Network& net, const ExperimentConfig& cf
                 {"vc_allocator_arbiter_inputs", va_inputs}};
   if (cfg.router.vc_allocator == hw::VcAllocatorKind::kWavefront) j["logic"]["vc_allocator_wavefront_cells"] = va_cells;
   j["header_bits"] = {{"routing", bits_for_count(topo.num_nodes() - 1)}, {"inodes_max", inode_header}};
-  if (net.immunet) {
+  if (immunet_plane(net) != nullptr) {
     // Section 5's hardware in gates: one Input and one Output Block per
     // network link end, one Reconfiguration Module per router.
     const char* synthesised = "yosys, two-input gates: blocks W = 16, module P = 4, W = 16, 8 node-id bits";

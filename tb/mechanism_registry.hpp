@@ -8,6 +8,7 @@
 // network-wide parts, parses its own section and reports its own figures
 // in stats.json ("mechanisms" object).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -61,6 +62,21 @@ struct MechanismPlugin {
   std::function<void(Network& net, const ExperimentConfig& cfg)> elaborate;
   /// Figures for stats.json: "mechanisms": {name: report(net)}.
   std::function<nlohmann::json(const Network& net)> report;
+  /// Sections of its own at the top level of stats.json (Immunet's
+  /// "reconfiguration"), written after the run; `dropped` is the run's
+  /// packets lost.
+  std::function<void(Network& net, std::uint64_t dropped, nlohmann::json& stats)> stats;
+  /// The Local Fault Detectors at both ends of link `link` report it, after
+  /// the detection delay (fail_cycle: when it failed).
+  std::function<void(Network& net, routing::LinkId link, std::uint64_t fail_cycle)> fault_detected;
+  /// Router `router` has died (before its links fail).
+  std::function<void(Network& net, routing::RouterId router)> router_failed;
+  /// A reconfiguration is in progress: the deadlock watchdog counts it as
+  /// progress while nothing moves (an emergency stops all traffic).
+  std::function<bool(const Network& net)> busy;
+  /// The mechanism finds lost nodes itself: faults that disconnect the
+  /// network are allowed (Immunet reports the nodes it cannot reach).
+  bool reports_lost_nodes = false;
 };
 
 /// Registers a user mechanism. Throws ftsim::ConfigError for an empty name,

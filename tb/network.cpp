@@ -14,13 +14,12 @@
 #include <cctype>
 
 #include "hw/current_cycle.hpp"
-#include "hw/dlr/reroute_vector.hpp"
 #include "routing_logic/dlr/fat_tree_analysis.hpp"
 #include "routing_logic/dlr/fat_tree_dlr.hpp"
 #include "routing_logic/immunet/immunet_routing.hpp"
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/updown.hpp"
-#include "tb/plugin_registry.hpp"
+#include "tb/mechanisms/builtin_hardware.hpp"
 
 namespace ftsim::tb {
 
@@ -38,31 +37,6 @@ std::string sc_name_of(const std::string& label) {
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out;
 }
-
-namespace {
-/// The built-in mechanisms' per-router hardware (their registry entries
-/// leave router_hardware empty so that the catalogue links without SystemC).
-hw::RouterMechanismFactory builtin_router_hardware(const std::string& mechanism, const ExperimentConfig& cfg,
-                                                   const routing::Topology& t, const routing::RoutingRelation& r) {
-  if (mechanism == "immunet") {
-    hw::ImmunetParams p;
-    p.handle_cycles = cfg.immunet.handle_cycles;
-    p.ack_window = cfg.immunet.ack_window;
-    p.control_packet_cycles = cfg.immunet.control_packet_cycles;
-    p.control_packet_flits = cfg.immunet.control_packet_flits;
-    p.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
-    p.blocks = emergency_blocks(cfg.immunet.rtl);
-    p.control_in_safe_vc = cfg.immunet.control_packets == "safe-ring";
-    return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), p);
-  }
-  if (mechanism == "dlr") {
-    const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(&r);
-    if (dlr != nullptr && dlr->uses_reroute_vector()) return hw::reroute_vector_factory();
-  }
-  return {};
-}
-
-}  // namespace
 
 std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg) {
   // Measured (docs/performance.md, "Memory", 2026-11-27): 48 KB per router
@@ -109,8 +83,8 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
   build_routers_and_interfaces(cfg, router_hardware(cfg));
   if (options.traffic_endpoints) build_traffic_endpoints(cfg);
   build_tables_and_management();
-  // Built-in mechanisms' network-wide parts, then registered ones.
-  if (cfg.routing == "immunet") elaborate_immunet(cfg);
+  // The mechanisms' network-wide parts (the subnet managers of DDRC and
+  // DQR are not through the seam yet).
   if (cfg.ddrc.enabled) elaborate_ddrc(cfg);
   if (cfg.dqr.enabled) elaborate_dqr(cfg);
   for (const auto& m : m_mechanisms)
@@ -157,11 +131,11 @@ void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
 hw::RouterMechanismFactory Network::router_hardware(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
   m_mechanisms = active_mechanisms(cfg);
+  add_builtin_hardware(m_mechanisms);
   hw::RouterMechanismFactory mechanism;
   std::string hardware_of;
   for (const auto& m : m_mechanisms) {
-    hw::RouterMechanismFactory f = m.router_hardware ? m.router_hardware(cfg, t, *m_relation)
-                                                     : builtin_router_hardware(m.name, cfg, t, *m_relation);
+    hw::RouterMechanismFactory f = m.router_hardware ? m.router_hardware(cfg, t, *m_relation) : nullptr;
     if (!f) continue;
     if (mechanism)
       throw ConfigError(
@@ -299,31 +273,6 @@ void Network::build_tables_and_management() {
     if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[r]);
     management->sockets[r].bind(table_targets[r].socket);
   }
-}
-
-void Network::elaborate_immunet(const ExperimentConfig& cfg) {
-  const routing::Topology& t = *m_topo;
-  std::vector<hw::Router*> rs;
-  std::vector<hw::NetworkInterface*> nis;
-  std::vector<hw::LinkDirection*> out_links(static_cast<std::size_t>(t.num_routers()) * t.max_radix(), nullptr);
-  for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-    rs.push_back(&routers[r]);
-    nis.push_back(&interfaces[r]);
-    for (routing::PortId p = 0; p < t.radix(r); ++p) {
-      const PortPeer& pp = t.peer(r, p);
-      if (pp.kind != PortPeer::Kind::kRouter) continue;
-      out_links[static_cast<std::size_t>(r) * t.max_radix() + p] = port_directions(r, p).second;
-    }
-  }
-  hw::ImmunetParams ip;
-  ip.handle_cycles = cfg.immunet.handle_cycles;
-  ip.ack_window = cfg.immunet.ack_window;
-  ip.control_packet_cycles = cfg.immunet.control_packet_cycles;
-  ip.control_packet_flits = cfg.immunet.control_packet_flits;
-  ip.boot_tree_ring = cfg.immunet.boot_safe_network == "tree-ring";
-  ip.control_in_safe_vc = cfg.immunet.control_packets == "safe-ring";
-  immunet = std::make_unique<hw::ImmunetControlPlane>("immunet", m_ctx, dynamic_cast<const routing::KAryNCube&>(t), rs,
-                                                      nis, out_links, ip, *management);
 }
 
 void Network::elaborate_ddrc(const ExperimentConfig& cfg) {
@@ -481,14 +430,37 @@ void Network::set_link_detected(routing::LinkId l, bool alive) {
 }
 
 void Network::fault_detected(routing::LinkId l, std::uint64_t fail_cycle) {
-  if (!immunet) return;
-  const routing::Link& lk = m_topo->link(l);
-  immunet->detect(lk.a, lk.a_port, fail_cycle);
-  if (!lk.b_is_node) immunet->detect(lk.b, lk.b_port, fail_cycle);
+  for (const auto& m : m_mechanisms)
+    if (m.fault_detected) m.fault_detected(*this, l, fail_cycle);
+}
+
+void Network::add_part(const std::string& mechanism, std::unique_ptr<sc_core::sc_module> part) {
+  if (this->part(mechanism) != nullptr)
+    throw std::logic_error("mechanism '" + mechanism + "' already has a network-wide part");
+  m_parts.emplace_back(mechanism, std::move(part));
+}
+
+sc_core::sc_module* Network::part(const std::string& mechanism) const {
+  for (const auto& [name, p] : m_parts)
+    if (name == mechanism) return p.get();
+  return nullptr;
+}
+
+bool Network::reports_lost_nodes() const {
+  for (const auto& m : m_mechanisms)
+    if (m.reports_lost_nodes) return true;
+  return false;
+}
+
+bool Network::reconfiguration_busy() const {
+  for (const auto& m : m_mechanisms)
+    if (m.busy && m.busy(*this)) return true;
+  return subnet_manager && subnet_manager->busy();
 }
 
 void Network::fail_router(routing::RouterId r) {
-  if (immunet) immunet->router_failed(r);
+  for (const auto& m : m_mechanisms)
+    if (m.router_failed) m.router_failed(*this, r);
   routers[r].fail();
   for (routing::PortId p = 0; p < m_topo->radix(r); ++p) {
     const PortPeer& pp = m_topo->peer(r, p);

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "hw/immunet/immunet_control_plane.hpp"
 #include "hw/management_bus.hpp"
 #include "hw/network_interface.hpp"
 #include "hw/router.hpp"
@@ -76,8 +75,6 @@ class Network : public sc_core::sc_module {
     return endpoints.size() > 0;
   }
   std::unique_ptr<hw::ManagementBus> management;
-  /// Immunet's reconfiguration hardware (routing "immunet" only).
-  std::unique_ptr<hw::ImmunetControlPlane> immunet;
   /// DDRC's subnet manager (ddrc.enabled only).
   std::unique_ptr<hw::SubnetManager> subnet_manager;
 
@@ -85,6 +82,19 @@ class Network : public sc_core::sc_module {
   const hw::NetworkContext& context() const { return m_ctx; }
   /// The mechanisms active in this network (tb/mechanism_registry.hpp).
   const std::vector<MechanismPlugin>& mechanisms() const { return m_mechanisms; }
+  /// A mechanism's network-wide part (created by its elaborate hook, a child
+  /// of this network), kept under the mechanism's name. Throws
+  /// std::logic_error when the name already has one.
+  void add_part(const std::string& mechanism, std::unique_ptr<sc_core::sc_module> part);
+  /// The part kept under `mechanism`, or nullptr.
+  sc_core::sc_module* part(const std::string& mechanism) const;
+  /// An active mechanism finds lost nodes itself (faults may disconnect).
+  bool reports_lost_nodes() const;
+  /// A reconfiguration is in progress (an active mechanism's busy hook or
+  /// the subnet manager): progress for the deadlock watchdog.
+  bool reconfiguration_busy() const;
+  /// The link direction out of router r on port p (a router-router port).
+  hw::LinkDirection* link_out_of(routing::RouterId r, routing::PortId p) { return port_directions(r, p).second; }
   const routing::Topology& topology() const { return *m_topo; }
   const routing::RoutingRelation& relation() const { return *m_relation; }
   /// Static fault model: hands the faults present from cycle 0 to the routing
@@ -106,7 +116,8 @@ class Network : public sc_core::sc_module {
   void repair_link(routing::LinkId l);
   /// Routers at both ends learn (after detection) that the link is up/down.
   void set_link_detected(routing::LinkId l, bool alive);
-  /// The Local Fault Detectors at both ends of link l report it (Immunet).
+  /// The Local Fault Detectors at both ends of link l report it (the active
+  /// mechanisms' fault_detected hooks).
   void fault_detected(routing::LinkId l, std::uint64_t fail_cycle);
   /// fail_router: buffered packets dropped (switch_failure), links failed.
   void fail_router(routing::RouterId r);
@@ -178,10 +189,8 @@ class Network : public sc_core::sc_module {
   /// Boot forwarding tables, one TableTarget per router (with the
   /// mechanism's tables mapped) and the management bus.
   void build_tables_and_management();
-  /// Built-in mechanisms' network-wide parts: Immunet's control plane,
-  /// DDRC's and DQR's subnet managers (after the routers and the
-  /// management plane).
-  void elaborate_immunet(const ExperimentConfig& cfg);
+  /// DDRC's and DQR's subnet managers (after the routers and the management
+  /// plane); not yet through the mechanism seam.
   void elaborate_ddrc(const ExperimentConfig& cfg);
   void elaborate_dqr(const ExperimentConfig& cfg);
   /// Writes destination-based tables ([router][node] = port) into every
@@ -194,10 +203,11 @@ class Network : public sc_core::sc_module {
   std::unique_ptr<routing::Topology> m_topo;
   std::unique_ptr<routing::RoutingRelation> m_relation;
   std::unique_ptr<TrafficPattern> m_pattern;
-  std::vector<std::unique_ptr<hw::LinkDirection>> m_dirs;       // 2 per topology link
-  std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;  // direct networks: 2 per node
-  std::vector<std::pair<std::uint64_t, int>> m_live_log;        // (cycle, live nodes from then on)
-  std::vector<MechanismPlugin> m_mechanisms;                    // active in this network
+  std::vector<std::unique_ptr<hw::LinkDirection>> m_dirs;                            // 2 per topology link
+  std::vector<std::unique_ptr<hw::LinkDirection>> m_node_dirs;                       // direct networks: 2 per node
+  std::vector<std::pair<std::uint64_t, int>> m_live_log;                             // (cycle, live nodes from then on)
+  std::vector<MechanismPlugin> m_mechanisms;                                         // active in this network
+  std::vector<std::pair<std::string, std::unique_ptr<sc_core::sc_module>>> m_parts;  // mechanisms' network-wide parts
 };
 
 /// The routers named by a `--trace-routers` specification: router labels and,

@@ -23,7 +23,7 @@ struct Harness {
     cfg = tb::parse_experiment(yaml, sets);
     net = std::make_unique<tb::Network>("net", cfg);
     for (auto& s : net->sinks) s.record = true;
-    resolved = tb::resolve_faults(net->topology(), cfg.faults, net->immunet != nullptr);
+    resolved = tb::resolve_faults(net->topology(), cfg.faults, net->reports_lost_nodes());
     faults = std::make_unique<tb::FaultInjector>("faults", *net, resolved, cfg.faults.detection_delay);
   }
   void run(std::uint64_t cycles) { sc_core::sc_start(net->clk.period() * static_cast<double>(cycles)); }

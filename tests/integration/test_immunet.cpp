@@ -8,6 +8,7 @@
 #include "harness.hpp"
 #include "tables/immunet/immunet_tables.hpp"
 #include "tb/experiment_runner.hpp"
+#include "tb/mechanisms/immunet.hpp"
 
 using namespace ftsim;
 
@@ -36,11 +37,11 @@ Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
   h.run(settle);
   auto& net = *h.net;
   const auto& t = net.topology();
-  EXPECT_TRUE(net.immunet->report().happened);
-  EXPECT_FALSE(net.immunet->busy()) << "reconfiguration still running";
+  EXPECT_TRUE(tb::immunet_plane(net)->report().happened);
+  EXPECT_FALSE(tb::immunet_plane(net)->busy()) << "reconfiguration still running";
   // Survivors: live routers in the component of the final root.
   const auto comp = routing::node_components(t, tb::permanent_faults(h.resolved));
-  const int root = net.immunet->report().root;
+  const int root = tb::immunet_plane(net)->report().root;
   EXPECT_GE(root, 0);
   for (int n = 0; n < t.num_nodes(); ++n)
     if (comp[n] >= 0 && comp[n] == comp[root]) o.survivors.insert(n);
@@ -49,14 +50,14 @@ Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
   std::vector<tables::SsTable> ss;
   for (int r = 0; r < t.num_routers(); ++r) {
     tables::SsTable s(t.max_radix() - 1);
-    const auto& v = net.immunet->view(r);
+    const auto& v = tb::immunet_plane(net)->view(r);
     for (int p = 1; p < t.max_radix(); ++p)
       if (v.ss_next[p] >= 0) s.set(tables::ss_index(p), tables::ss_index(v.ss_next[p]), true);
     ss.push_back(s);
     if (o.survivors.count(r)) {
-      const auto& st = net.immunet->logic(r).state();
+      const auto& st = tb::immunet_plane(net)->logic(r).state();
       EXPECT_FALSE(st.emergency) << "router " << t.router_label(r);
-      EXPECT_EQ(st.epl, net.immunet->report().final_epl) << "router " << t.router_label(r);
+      EXPECT_EQ(st.epl, tb::immunet_plane(net)->report().final_epl) << "router " << t.router_label(r);
     }
   }
   // The distance-vector tables equal a BFS on the survivors.
@@ -65,8 +66,8 @@ Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
   // port (section 4.3), so the masks equal the BFS masks too.
   for (int r : o.survivors)
     for (int d : o.survivors) {
-      EXPECT_EQ(net.immunet->adaptive_distance(r, d), ref[r].distance(d));
-      EXPECT_EQ(net.immunet->view(r).adaptive[d], ref[r].mask(d))
+      EXPECT_EQ(tb::immunet_plane(net)->adaptive_distance(r, d), ref[r].distance(d));
+      EXPECT_EQ(tb::immunet_plane(net)->view(r).adaptive[d], ref[r].mask(d))
           << "router " << t.router_label(r) << " destination " << t.node_label(d);
     }
   if (o.survivors.size() > 1) {
@@ -105,9 +106,10 @@ Outcome run_and_check(test::Harness& h, std::uint64_t settle) {
   }
   EXPECT_EQ(o.pairs_delivered, o.pairs_sent);
   std::printf("survivors %zu, root %s, EPL %u, pairs delivered %ld of %ld, safe msgs %llu, adaptive msgs %llu\n",
-              o.survivors.size(), t.router_label(root).c_str(), net.immunet->report().final_epl, o.pairs_delivered,
-              o.pairs_sent, static_cast<unsigned long long>(net.immunet->report().safe_control_packets),
-              static_cast<unsigned long long>(net.immunet->report().adaptive_control_packets));
+              o.survivors.size(), t.router_label(root).c_str(), tb::immunet_plane(net)->report().final_epl,
+              o.pairs_delivered, o.pairs_sent,
+              static_cast<unsigned long long>(tb::immunet_plane(net)->report().safe_control_packets),
+              static_cast<unsigned long long>(tb::immunet_plane(net)->report().adaptive_control_packets));
   // Nothing left anywhere: no deadlock, and conservation by scan.
   EXPECT_EQ(net.buffered_flits(), 0U);
   const auto& st = h.stats();
@@ -154,7 +156,7 @@ TEST(Immunet, SecondFaultDuringTheEmergency) {
   test::Harness h(yaml("torus:4x4"),
                   {"faults=[{link: '1,1:x+', at: 2000}, {link: '2,3:y+', at: 2040}]", "faults.detection_delay=10"});
   run_and_check(h, 40000);
-  const auto& rep = h.net->immunet->report();
+  const auto& rep = tb::immunet_plane(*h.net)->report();
   const int idb = 4;                    // 16 routers
   EXPECT_EQ(rep.final_epl >> idb, 1U);  // generation 1: the nested fault won
   EXPECT_GT(rep.emergencies, 16U);      // nodes adopted twice
@@ -164,7 +166,7 @@ TEST(Immunet, TwoDetectorsOfOneFaultHigherIdIsRoot) {
   // Both ends of 1,1:x+ detect together; router 2,1 (id 6) beats 1,1 (id 5).
   test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]"});
   run_and_check(h, 40000);
-  const auto& rep = h.net->immunet->report();
+  const auto& rep = tb::immunet_plane(*h.net)->report();
   EXPECT_EQ(h.net->topology().router_label(rep.root), "2,1");
   EXPECT_EQ(rep.final_epl, 6U);
   EXPECT_EQ(rep.safe_control_packets, 15U);  // one per non-root node
@@ -204,8 +206,8 @@ TEST(Immunet, DisconnectedSurvivorsAreReportedNotHung) {
                                       "{link: '0,0:y+', at: 2000}, {link: '0,3:y+', at: 2000}]"});
   const auto o = run_and_check(h, 40000);
   EXPECT_EQ(o.survivors.size(), 15U);
-  h.net->immunet->finalize();
-  const auto& lost = h.net->immunet->report().lost_nodes;
+  tb::immunet_plane(*h.net)->finalize();
+  const auto& lost = tb::immunet_plane(*h.net)->report().lost_nodes;
   ASSERT_EQ(lost.size(), 1U);
   EXPECT_EQ(lost[0], 0);
 }
@@ -222,7 +224,7 @@ TEST(Immunet, BurstOfLinkAndNodeFaultsConverges) {
   test::Harness h(yaml("torus:8x8"), {faults, "traffic.load=0.1"});
   const auto o = run_and_check(h, 60000);
   EXPECT_EQ(o.survivors.size(), 62U);
-  EXPECT_GE(h.net->immunet->report().final_epl >> 6, 1U);  // a nested (later-generation) emergency won
+  EXPECT_GE(tb::immunet_plane(*h.net)->report().final_epl >> 6, 1U);  // a nested (later-generation) emergency won
 }
 
 TEST(Immunet, TreeRingBootDiagnosticDeliversEverything) {
@@ -238,7 +240,7 @@ TEST(Immunet, TreeRingBootDiagnosticDeliversEverything) {
   std::vector<tables::SsTable> ss;
   for (int r = 0; r < 16; ++r) {
     tables::SsTable s(4);
-    const auto& v = h.net->immunet->view(r);
+    const auto& v = tb::immunet_plane(*h.net)->view(r);
     for (int p = 1; p < 5; ++p)
       if (v.ss_next[p] >= 0) s.set(tables::ss_index(p), tables::ss_index(v.ss_next[p]), true);
     ss.push_back(s);
@@ -276,7 +278,7 @@ immunet: {handle_cycles: 100, control_packet_cycles: 1000}
   h.run(5000);
   const double b = received();
   h.run(12000);
-  EXPECT_FALSE(h.net->immunet->busy()) << "reconfiguration still running at cycle 20,000";
+  EXPECT_FALSE(tb::immunet_plane(*h.net)->busy()) << "reconfiguration still running at cycle 20,000";
   const double c = received();
   h.run(10000);
   const double d = received();
@@ -429,8 +431,8 @@ TEST(ImmunetControlLinks, EveryHopPutsItsFlitsOnALinkOnce) {
   test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]", "immunet.control_packet_flits=3"});
   silence(h);
   h.run(40000);
-  EXPECT_FALSE(h.net->immunet->busy());
-  const auto& rep = h.net->immunet->report();
+  EXPECT_FALSE(tb::immunet_plane(*h.net)->busy());
+  const auto& rep = tb::immunet_plane(*h.net)->report();
   EXPECT_EQ(rep.control_link_flits, 3 * (rep.safe_control_hops + rep.adaptive_control_hops));
   EXPECT_EQ(rep.lost_control_packets, 0U);
   EXPECT_EQ(rep.safe_control_packets, 15U);
@@ -443,9 +445,9 @@ TEST(Immunet, LostNodesMidReconfigurationAreTheUnreachableOnesOnly) {
   // the table update (50 cycles per control-packet hop) is not.
   test::Harness h(yaml("torus:4x4"), {"faults=[{switch: '2,2', at: 2000}]"});
   h.run(2300);
-  ASSERT_TRUE(h.net->immunet->busy());
-  h.net->immunet->finalize();
-  const auto& rep = h.net->immunet->report();
+  ASSERT_TRUE(tb::immunet_plane(*h.net)->busy());
+  tb::immunet_plane(*h.net)->finalize();
+  const auto& rep = tb::immunet_plane(*h.net)->report();
   EXPECT_FALSE(rep.complete);
   EXPECT_EQ(rep.lost_nodes, std::vector<int>{h.net->topology().parse_router("2,2")});
 }
@@ -505,7 +507,7 @@ TEST(ImmunetHardware, BlocksAreChildModulesOfTheirRouter) {
   for (const char* child :
        {"reconfiguration_module", "table_update_module", "safe_table", "adaptive_table", "ss_table"})
     EXPECT_NE(sc_core::sc_find_object((r + "." + child).c_str()), nullptr) << child;
-  EXPECT_EQ(h.net->immunet->hardware(6).input_blocks.size(), 4U);
+  EXPECT_EQ(tb::immunet_plane(*h.net)->hardware(6).input_blocks.size(), 4U);
 }
 
 TEST(ImmunetHardware, EachLinkDirectionIsOneChannelBoundToBothBlocks) {
@@ -519,7 +521,7 @@ TEST(ImmunetHardware, EachLinkDirectionIsOneChannelBoundToBothBlocks) {
     if (std::string(o->kind()) == "ftsim_immunet_link") ++links;
   EXPECT_EQ(links, 64);
   for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-    const hw::ImmunetRouter& hw = h.net->immunet->hardware(r);
+    const hw::ImmunetRouter& hw = tb::immunet_plane(*h.net)->hardware(r);
     for (routing::PortId p = 1; p < t.radix(r); ++p) {
       const routing::PortPeer& pp = t.peer(r, p);
       const hw::ImmunetLink* out = hw.out_link(p);
@@ -528,7 +530,7 @@ TEST(ImmunetHardware, EachLinkDirectionIsOneChannelBoundToBothBlocks) {
       EXPECT_EQ(out->sender_port(), p);
       EXPECT_EQ(out->receiver().id(), pp.id);
       EXPECT_EQ(out->receiver_port(), pp.port);
-      EXPECT_EQ(h.net->immunet->hardware(pp.id).in_link(pp.port), out);
+      EXPECT_EQ(tb::immunet_plane(*h.net)->hardware(pp.id).in_link(pp.port), out);
     }
   }
   EXPECT_NE(sc_core::sc_find_object("net.immunet.link_router_1_2_east"), nullptr);
@@ -541,16 +543,17 @@ TEST(ImmunetHardware, BlocksRunOnlyWhileTheirRouterHasEmergencyWork) {
   test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]"});
   const int n = h.net->topology().num_routers();
   h.run(1500);
-  for (int r = 0; r < n; ++r) EXPECT_EQ(h.net->immunet->hardware(r).activations(), 0U) << "router " << r;
+  for (int r = 0; r < n; ++r) EXPECT_EQ(tb::immunet_plane(*h.net)->hardware(r).activations(), 0U) << "router " << r;
   h.run(20000);
-  ASSERT_FALSE(h.net->immunet->busy());
+  ASSERT_FALSE(tb::immunet_plane(*h.net)->busy());
   std::vector<std::uint64_t> after(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
-    after[r] = h.net->immunet->hardware(r).activations();
+    after[r] = tb::immunet_plane(*h.net)->hardware(r).activations();
     EXPECT_GT(after[r], 0U) << "router " << r << " never heard of the emergency";
   }
   h.run(2000);
-  for (int r = 0; r < n; ++r) EXPECT_EQ(h.net->immunet->hardware(r).activations(), after[r]) << "router " << r;
+  for (int r = 0; r < n; ++r)
+    EXPECT_EQ(tb::immunet_plane(*h.net)->hardware(r).activations(), after[r]) << "router " << r;
 }
 
 TEST(ImmunetHardware, TablesAreReadAndWrittenThroughTheManagementPlane) {
@@ -586,13 +589,13 @@ TEST(ImmunetHardware, TablesAreReadAndWrittenThroughTheManagementPlane) {
   EXPECT_EQ(rd(ss + 4 * 4), 3U);
   // A debugger's write is what the routing relation reads next, and it
   // moves the table epoch (waiting packets re-route).
-  const auto& view = h.net->immunet->view(r);
+  const auto& view = tb::immunet_plane(*h.net)->view(r);
   const std::uint32_t epoch = view.epoch;
   EXPECT_EQ(bus.write_word(r, safe + 4 * d33, 1U << 4), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(view.safe[d33], 1U << 4);
   EXPECT_NE(view.epoch, epoch);
   EXPECT_EQ(bus.write_word(r, adaptive + 8 * d33 + 4, 5), tlm::TLM_OK_RESPONSE);
-  EXPECT_EQ(h.net->immunet->adaptive_distance(r, d33), 5);
+  EXPECT_EQ(tb::immunet_plane(*h.net)->adaptive_distance(r, d33), 5);
   // Out of range: a port bit beyond the 5 ports, a distance beyond N = 16,
   // an SS successor that is no network port, a successor for the local
   // port. Each is refused and changes nothing.
@@ -619,7 +622,7 @@ TEST(ImmunetHardware, TableUpdateModulesWriteThroughTheManagementPlane) {
   // All of them reach the routers' TableTargets as bus transactions.
   test::Harness h(yaml("torus:4x4"), {"faults=[{link: '1,1:x+', at: 2000}]"});
   run_and_check(h, 40000);
-  const auto& rep = h.net->immunet->report();
+  const auto& rep = tb::immunet_plane(*h.net)->report();
   std::uint64_t writes = 0;
   for (const auto& tt : h.net->table_targets) writes += tt.writes();
   const std::uint64_t adoption_writes = rep.emergencies * 34;
