@@ -560,37 +560,6 @@ double simulate(Network& net, const RunOptions& opts, std::string* vcd_error) {
   return std::chrono::duration<double>(Clock::now() - sim_start).count();
 }
 
-/// stats.json "dqr" or "ddrc": the subnet manager's figures.
-void subnet_manager_stats(const Network& net, const ExperimentConfig& cfg, nlohmann::json& j) {
-  if (!net.subnet_manager) return;
-  const auto& sm = *net.subnet_manager;
-  if (cfg.dqr.enabled) {
-    j["dqr"] = {{"notifications", sm.notifications()},
-                {"reconfigurations", sm.computed_cycles().size()},
-                {"computed_cycles", sm.computed_cycles()},
-                {"update_cycles", sm.update_cycles()},
-                {"halted_cycles", sm.halted_cycles()},
-                {"table_writes", sm.table_writes()},
-                {"blocks_written", sm.blocks_written()},
-                {"failures", sm.failures()},
-                {"variant", cfg.dqr.variant},
-                {"initial", cfg.dqr.initial},
-                {"distribution", cfg.dqr.distribution},
-                {"order", cfg.dqr.order},
-                {"block_cycles", cfg.dqr.block_cycles},
-                {"management_transactions", net.management->transactions()}};
-  } else {
-    j["ddrc"] = {{"notifications", sm.notifications()},
-                 {"table_updates", sm.update_cycles().size()},
-                 {"update_cycles", sm.update_cycles()},
-                 {"table_writes", sm.table_writes()},
-                 {"management_transactions", net.management->transactions()},
-                 {"notification_cycles", cfg.ddrc.notification_cycles},
-                 {"computation_cycles", cfg.ddrc.computation_cycles},
-                 {"distribution_cycles", cfg.ddrc.distribution_cycles}};
-  }
-}
-
 /// stats.json "packets", "dropped_by_reason", buffers, utilisation, source
 /// queues and hardware cost.
 void traffic_stats(const Network& net, const ExperimentConfig& cfg, const hw::NetworkStats& s, std::uint64_t dropped,
@@ -800,7 +769,6 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
         {"dependencies", deadlock_check->edges},
         {"acyclic", deadlock_check->acyclic}};
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = rf.bypassed.size();
-  subnet_manager_stats(net, cfg, j);
   traffic_stats(net, cfg, s, dropped, cycles, measure, j);
   EnergyEvents ev;
   ev.crossbar_flits = s.crossbar_flits();
@@ -833,7 +801,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
                   {"random", f.random}});
   j["faults"] = jf;
   for (const auto& m : net.mechanisms())  // sections of their own (Immunet's "reconfiguration")
-    if (m.stats) m.stats(net, dropped, j);
+    if (m.stats) m.stats(net, cfg, dropped, j);
   j["seed"] = cfg.sim.seed;
   j["wall_seconds"] = wall;            // elaboration + simulation + statistics
   j["simulation_seconds"] = sim_wall;  // sc_start only

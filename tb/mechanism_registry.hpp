@@ -65,10 +65,14 @@ struct MechanismPlugin {
   /// Sections of its own at the top level of stats.json (Immunet's
   /// "reconfiguration"), written after the run; `dropped` is the run's
   /// packets lost.
-  std::function<void(Network& net, std::uint64_t dropped, nlohmann::json& stats)> stats;
+  std::function<void(Network& net, const ExperimentConfig& cfg, std::uint64_t dropped, nlohmann::json& stats)> stats;
   /// The Local Fault Detectors at both ends of link `link` report it, after
   /// the detection delay (fail_cycle: when it failed).
   std::function<void(Network& net, routing::LinkId link, std::uint64_t fail_cycle)> fault_detected;
+  /// The routers at both ends of router-router link `link` have learnt
+  /// (after the detection delay) that it is up or down (a subnet manager's
+  /// notification).
+  std::function<void(Network& net, routing::LinkId link, bool alive)> link_detected;
   /// Router `router` has died (before its links fail).
   std::function<void(Network& net, routing::RouterId router)> router_failed;
   /// A reconfiguration is in progress: the deadlock watchdog counts it as

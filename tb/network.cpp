@@ -1,8 +1,6 @@
 #include "tb/network.hpp"
 
 #include "common/text_input.hpp"
-#include "routing_logic/dqr/dqr.hpp"
-#include "tb/analysis/dqr_analysis.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -83,10 +81,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
   build_routers_and_interfaces(cfg, router_hardware(cfg));
   if (options.traffic_endpoints) build_traffic_endpoints(cfg);
   build_tables_and_management();
-  // The mechanisms' network-wide parts (the subnet managers of DDRC and
-  // DQR are not through the seam yet).
-  if (cfg.ddrc.enabled) elaborate_ddrc(cfg);
-  if (cfg.dqr.enabled) elaborate_dqr(cfg);
+  // The mechanisms' network-wide parts.
   for (const auto& m : m_mechanisms)
     if (m.elaborate) m.elaborate(*this, cfg);
 }
@@ -275,94 +270,6 @@ void Network::build_tables_and_management() {
   }
 }
 
-void Network::elaborate_ddrc(const ExperimentConfig& cfg) {
-  const routing::Topology& t = *m_topo;
-  const auto* tree = dynamic_cast<const routing::KAryNTree*>(&t);
-  const std::string& rn = cfg.routing;
-  if (tree == nullptr || (rn != "updown-det" && rn != "ddlr" && rn != "adlr" && rn != "ddlr-1fault"))
-    throw ConfigError(fmt::format(
-        "ddrc.enabled needs a kary-ntree topology and routing updown-det (DDRC) or ddlr/adlr/ddlr-1fault (hybrid); "
-        "got {} with routing '{}'",
-        cfg.topology, rn));
-  // Boot tables: fault-free destination-based up/down (the DDRC baseline).
-  routing::UpDownDeterministicRouting boot;
-  boot.configure(t, 1);
-  std::vector<std::vector<std::int32_t>> tables(static_cast<std::size_t>(t.num_routers()));
-  for (routing::RouterId r = 0; r < t.num_routers(); ++r)
-    for (routing::NodeId d = 0; d < t.num_nodes(); ++d)
-      tables[static_cast<std::size_t>(r)].push_back(boot.default_port(r, d));
-  load_forwarding_tables(tables);
-  hw::Distribution dist;
-  dist.distribution_cycles = cfg.ddrc.distribution_cycles;
-  hw::TableEngine engine = [tree](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>&,
-                                  hw::NodeTables& out, std::string&) {
-    routing::FaultSet fs;
-    fs.links.assign(faulty.begin(), faulty.end());
-    out = routing::ddrc_tables(*tree, fs);
-    return true;
-  };
-  subnet_manager =
-      std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.ddrc.notification_cycles,
-                                          cfg.ddrc.computation_cycles, dist, std::move(tables), std::move(engine));
-}
-
-void Network::elaborate_dqr(const ExperimentConfig& cfg) {
-  const routing::Topology& t = *m_topo;
-  if (cfg.ddrc.enabled) throw ConfigError("dqr.enabled and ddrc.enabled: choose one subnet manager");
-  if (cfg.routing != "lft")
-    throw ConfigError(
-        fmt::format("dqr.enabled needs routing 'lft' (the switches route by their tables); got '{}'", cfg.routing));
-  const auto options = routing::dqr::variant_options(cfg.dqr.variant);
-  auto tables = dqr_initial_tables(t, cfg.dqr.initial);
-  auto dqr_engine = std::make_shared<routing::dqr::Engine>(t, tables);
-  load_forwarding_tables(tables);
-  hw::Distribution dist;
-  dist.mode = cfg.dqr.distribution == "sequential" ? hw::Distribution::Mode::kSequential
-              : cfg.dqr.distribution == "static"   ? hw::Distribution::Mode::kStatic
-                                                   : hw::Distribution::Mode::kAtomic;
-  dist.hold_injection = [this](bool held) {
-    for (auto& ni : interfaces) ni.set_new_packets_held(held);
-  };
-  dist.network_empty = [this] {
-    for (const auto& ni : interfaces)
-      if (!ni.injecting().empty()) return false;
-    return buffered_flits() == 0;
-  };
-  dist.order = cfg.dqr.order == "random" ? hw::Distribution::Order::kRandom : hw::Distribution::Order::kDownstreamFirst;
-  dist.distribution_cycles = cfg.dqr.distribution_cycles;
-  dist.block_cycles = cfg.dqr.block_cycles;
-  dist.seed = cfg.sim.seed;
-  hw::TableEngine engine;
-  if (!cfg.dqr.replay_tables.empty()) {
-    auto replay = std::make_shared<hw::NodeTables>(dqr_initial_tables(t, "import:" + cfg.dqr.replay_tables));
-    engine = [replay](const std::set<routing::LinkId>&, const std::vector<routing::LinkId>&, hw::NodeTables& out,
-                      std::string&) {
-      out = *replay;
-      return true;
-    };
-  } else
-    engine = [dqr_engine, options](const std::set<routing::LinkId>& faulty, const std::vector<routing::LinkId>& changed,
-                                   hw::NodeTables& out, std::string& why) {
-      std::vector<routing::LinkId> failed;
-      for (routing::LinkId l : changed)
-        if (faulty.count(l) != 0U && !dqr_engine->dead_links()[static_cast<std::size_t>(l)]) failed.push_back(l);
-      if (failed.empty()) {
-        why = "a link came back: DQR keeps its tables (repair is not part of the paper)";
-        return false;
-      }
-      const auto r = dqr_engine->reconfigure(failed, options);
-      if (!r.success) {
-        why = r.failure;
-        return false;
-      }
-      out = dqr_engine->tables();
-      return true;
-    };
-  subnet_manager =
-      std::make_unique<hw::SubnetManager>("subnet_manager", t, *management, clk.period(), cfg.dqr.notification_cycles,
-                                          cfg.dqr.computation_cycles, dist, std::move(tables), std::move(engine));
-}
-
 Network::~Network() = default;
 
 void Network::load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables) {
@@ -420,7 +327,9 @@ void Network::repair_link(routing::LinkId l) {
 
 void Network::set_link_detected(routing::LinkId l, bool alive) {
   const routing::Link& lk = m_topo->link(l);
-  if (subnet_manager && !lk.b_is_node) subnet_manager->link_state(l, alive);
+  if (!lk.b_is_node)
+    for (const auto& m : m_mechanisms)
+      if (m.link_detected) m.link_detected(*this, l, alive);
   routers[lk.a].set_port_alive(lk.a_port, alive);
   routers[lk.a].wake();
   if (!lk.b_is_node) {
@@ -455,7 +364,7 @@ bool Network::reports_lost_nodes() const {
 bool Network::reconfiguration_busy() const {
   for (const auto& m : m_mechanisms)
     if (m.busy && m.busy(*this)) return true;
-  return subnet_manager && subnet_manager->busy();
+  return false;
 }
 
 void Network::fail_router(routing::RouterId r) {

@@ -75,8 +75,6 @@ class Network : public sc_core::sc_module {
     return endpoints.size() > 0;
   }
   std::unique_ptr<hw::ManagementBus> management;
-  /// DDRC's subnet manager (ddrc.enabled only).
-  std::unique_ptr<hw::SubnetManager> subnet_manager;
 
   hw::NetworkContext& context() { return m_ctx; }
   const hw::NetworkContext& context() const { return m_ctx; }
@@ -90,9 +88,12 @@ class Network : public sc_core::sc_module {
   sc_core::sc_module* part(const std::string& mechanism) const;
   /// An active mechanism finds lost nodes itself (faults may disconnect).
   bool reports_lost_nodes() const;
-  /// A reconfiguration is in progress (an active mechanism's busy hook or
-  /// the subnet manager): progress for the deadlock watchdog.
+  /// A reconfiguration is in progress (an active mechanism's busy hook):
+  /// progress for the deadlock watchdog.
   bool reconfiguration_busy() const;
+  /// Writes destination-based tables ([router][node] = port) into every
+  /// router's forwarding table (the boot tables of a subnet manager).
+  void load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables);
   /// The link direction out of router r on port p (a router-router port).
   hw::LinkDirection* link_out_of(routing::RouterId r, routing::PortId p) { return port_directions(r, p).second; }
   const routing::Topology& topology() const { return *m_topo; }
@@ -189,13 +190,7 @@ class Network : public sc_core::sc_module {
   /// Boot forwarding tables, one TableTarget per router (with the
   /// mechanism's tables mapped) and the management bus.
   void build_tables_and_management();
-  /// DDRC's and DQR's subnet managers (after the routers and the management
-  /// plane); not yet through the mechanism seam.
-  void elaborate_ddrc(const ExperimentConfig& cfg);
-  void elaborate_dqr(const ExperimentConfig& cfg);
-  /// Writes destination-based tables ([router][node] = port) into every
-  /// router's forwarding table (the boot tables of a subnet manager).
-  void load_forwarding_tables(const std::vector<std::vector<std::int32_t>>& tables);
+
   /// Directions of the router-router link on port p of r: {into r, out of r}.
   std::pair<hw::LinkDirection*, hw::LinkDirection*> port_directions(routing::RouterId r, routing::PortId p);
 

@@ -25,6 +25,8 @@ void add_builtin_hardware(std::vector<MechanismPlugin>& plugins) {
   for (MechanismPlugin& m : plugins) {
     if (m.name == "immunet" && !m.elaborate) add_immunet_hardware(m);
     if (m.name == "dlr" && !m.router_hardware) add_dlr_hardware(m);
+    if (m.name == "ddrc" && !m.elaborate) add_ddrc_hardware(m);
+    if (m.name == "dqr" && !m.elaborate) add_dqr_hardware(m);
   }
 }
 

@@ -15,4 +15,9 @@ namespace ftsim::tb {
 /// re-route vector); user plug-ins are left as they are.
 void add_builtin_hardware(std::vector<MechanismPlugin>& plugins);
 
+/// DDRC's and DQR's subnet managers (tb/mechanisms/subnet_managers.cpp):
+/// elaborate, link_detected, busy, stats ("ddrc" / "dqr").
+void add_ddrc_hardware(MechanismPlugin& plugin);
+void add_dqr_hardware(MechanismPlugin& plugin);
+
 }  // namespace ftsim::tb

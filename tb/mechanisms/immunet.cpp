@@ -42,7 +42,7 @@ void elaborate(Network& net, const ExperimentConfig& cfg) {
 }
 
 /// stats.json "reconfiguration": the control plane's report (section 6.1).
-void stats(Network& net, std::uint64_t dropped, nlohmann::json& j) {
+void stats(Network& net, const ExperimentConfig&, std::uint64_t dropped, nlohmann::json& j) {
   hw::ImmunetControlPlane* plane = immunet_plane(net);
   if (plane == nullptr) return;
   const routing::Topology& topo = net.topology();
