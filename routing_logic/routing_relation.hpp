@@ -137,6 +137,35 @@ struct RerouteState {
 };
 
 /// Read-only view of a router's local state passed to a relation.
+/// The per-router state of the active mechanism's hardware, as its routing
+/// relation reads it: one typed slot (at most one active mechanism has
+/// per-router hardware). set(p) stores a pointer with its type; get<T>()
+/// gives it back only as that type (nullptr otherwise), so a relation never
+/// reads another mechanism's state by mistake. Built-in and user mechanisms
+/// use the same slot (Immunet: ImmunetView; ADLR: RerouteState).
+class MechanismState {
+ public:
+  template <typename T>
+  void set(T* p) {
+    m_ptr = const_cast<std::remove_const_t<T>*>(p);
+    m_type = tag<std::remove_const_t<T>>();
+  }
+  template <typename T>
+  T* get() const {
+    return m_type == tag<std::remove_const_t<T>>() ? static_cast<T*>(m_ptr) : nullptr;
+  }
+  bool empty() const { return m_ptr == nullptr; }
+
+ private:
+  template <typename T>
+  static const void* tag() {
+    static const char t = 0;
+    return &t;
+  }
+  void* m_ptr = nullptr;
+  const void* m_type = nullptr;
+};
+
 struct RouterView {
   /// Bit p set when output port p is usable (link alive and fault detected
   /// otherwise). Routers have at most 64 ports.
@@ -145,17 +174,14 @@ struct RouterView {
   /// kNone); relations that are table-driven read it when present.
   const std::int32_t* forwarding = nullptr;
   int forwarding_size = 0;
-  /// Immunet tables, when the relation is "immunet".
-  const ImmunetView* immunet = nullptr;
-  /// ADLR re-route vector of this switch (owned by the router, updated by the
-  /// relation when a U-turn happens), or nullptr: then a U-turn may take any
-  /// other upward port (the superset used by CDG enumeration).
-  RerouteState* reroute = nullptr;
   /// Current cycle (for the re-route vector's time-out).
   std::uint64_t cycle = 0;
-  /// State of a user mechanism's per-router hardware, for the user's own
-  /// relation (set by its hw::RouterMechanism::fill_view), or nullptr.
-  void* extension = nullptr;
+  /// The mechanism's per-router state (set by its
+  /// hw::RouterMechanism::fill_view): Immunet's tables (ImmunetView), the
+  /// ADLR re-route vector of this switch (RerouteState; absent: a U-turn may
+  /// take any other upward port, the superset used by CDG enumeration), or a
+  /// user mechanism's own type.
+  MechanismState mechanism;
 };
 
 /// Where the packet is: router, input port, input VC (the VC it occupies at

@@ -32,7 +32,7 @@ WalkResult walk(const RoutingRelation& relation, const std::vector<std::uint64_t
     q.injected_here = injected;
     q.header = &h;
     q.view.port_alive = alive[r];
-    if (reroute != nullptr) q.view.reroute = &(*reroute)[static_cast<std::size_t>(r)];
+    if (reroute != nullptr) q.view.mechanism.set(&(*reroute)[static_cast<std::size_t>(r)]);
     q.view.cycle = static_cast<std::uint64_t>(hop);
     out.clear();
     relation.route(q, out);

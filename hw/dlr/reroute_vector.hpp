@@ -22,7 +22,7 @@ class RerouteVector : public RouterMechanism {
  public:
   explicit RerouteVector(sc_core::sc_module_name name) : RouterMechanism(name) {}
   const char* kind() const override { return "ftsim_reroute_vector"; }
-  void fill_view(routing::RouterView& view) override { view.reroute = &state; }
+  void fill_view(routing::RouterView& view) override { view.mechanism.set(&state); }
   /// Waves: <router>.reroute_vector.{bits,last_uturn}.
   void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const override {
     sc_core::sc_trace(tf, state.bits, prefix + ".reroute_vector.bits");

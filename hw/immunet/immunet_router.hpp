@@ -277,7 +277,7 @@ class ImmunetRouter : public RouterMechanism {
                 const EmergencyParams& emergency, const ImmunetParams& params);
   const char* kind() const override { return "ftsim_immunet_router"; }
 
-  void fill_view(routing::RouterView& view) override { view.immunet = &m_view; }
+  void fill_view(routing::RouterView& view) override { view.mechanism.set(&m_view); }
   /// A table-update control packet in the safe VC reached input port `port`
   /// whole (immunet.control_packets: safe-ring): the Table Update Module
   /// handles it control_packet_cycles - control_packet_flits cycles later.

@@ -242,7 +242,7 @@ void FatTreeDlrRouting::route_adaptive(const RouteQuery& q, RouteSet& out) const
 void FatTreeDlrRouting::adaptive_uturn(const RouteQuery& q, RouteSet& out) const {
   const std::uint32_t vcs = all_vcs();
   std::uint64_t tested = 1ULL << (q.in_port - m_k);
-  if (RerouteState* st = q.view.reroute) {
+  if (RerouteState* st = q.view.mechanism.get<RerouteState>()) {
     if (st->bits != 0 && q.view.cycle > st->last_uturn + m_timeout) st->bits = 0;  // time-out
     st->bits |= tested;
     st->last_uturn = q.view.cycle;

@@ -11,7 +11,7 @@ void ImmunetRouting::check_topology(const Topology& topo) const {
 }
 
 void ImmunetRouting::route(const RouteQuery& q, RouteSet& out) const {
-  const ImmunetView* t = q.view.immunet;
+  const ImmunetView* t = q.view.mechanism.get<const ImmunetView>();
   const NodeId dst = q.header->dst;
   if (t == nullptr) return;  // no tables: the router has none yet (no route)
   if (q.router == dst) {

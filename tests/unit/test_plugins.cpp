@@ -141,7 +141,7 @@ class RouteCounter : public hw::RouterMechanism {
   explicit RouteCounter(sc_core::sc_module_name n) : RouterMechanism(n) {}
   void fill_view(routing::RouterView& view) override {
     ++computations;
-    view.extension = this;
+    view.mechanism.set(this);
   }
   std::uint64_t computations = 0;
 };

@@ -6,10 +6,10 @@
 
 #include "routing_logic/cdg.hpp"
 #include "routing_logic/dor.hpp"
-#include "routing_logic/topology/kary_ncube.hpp"
-#include "routing_logic/topology/kary_ntree.hpp"
 #include "routing_logic/mikant/mikant.hpp"
 #include "routing_logic/mikant/mikant_shortest.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
+#include "routing_logic/topology/kary_ntree.hpp"
 #include "routing_logic/updown.hpp"
 
 using namespace ftsim::routing;
@@ -335,4 +335,21 @@ TEST(HeaderState, TypedAreaRoundTripsAndAFreshHeaderReadsAsZero) {
   other.state.set(s);
   EXPECT_FALSE(other == h);
   static_assert(sizeof(SampleHeader) <= HeaderState::kBytes);
+}
+
+TEST(RouterViewMechanismState, GivesThePointerBackOnlyAsItsOwnType) {
+  // The typed slot a mechanism's hardware fills for its relation: Immunet's
+  // tables come back as ImmunetView (const or not) and as nothing else.
+  ImmunetView tables;
+  RerouteState reroute;
+  RouterView view;
+  EXPECT_TRUE(view.mechanism.empty());
+  EXPECT_EQ(view.mechanism.get<const ImmunetView>(), nullptr);
+  view.mechanism.set(&tables);
+  EXPECT_EQ(view.mechanism.get<const ImmunetView>(), &tables);
+  EXPECT_EQ(view.mechanism.get<ImmunetView>(), &tables);
+  EXPECT_EQ(view.mechanism.get<RerouteState>(), nullptr);
+  view.mechanism.set(&reroute);
+  EXPECT_EQ(view.mechanism.get<RerouteState>(), &reroute);
+  EXPECT_EQ(view.mechanism.get<const ImmunetView>(), nullptr);
 }
