@@ -46,6 +46,10 @@ struct MechanismPlugin {
   /// Is the mechanism part of this experiment? Empty: whenever its section
   /// is present.
   std::function<bool(const ExperimentConfig&)> active;
+  /// Sets the mechanism's parameters of the routing relation, after the
+  /// relation is made and before it is configured for the topology
+  /// (Immunet's max_moves, ADLR's re-route time-out).
+  std::function<void(routing::RoutingRelation& relation, const ExperimentConfig& cfg)> configure_relation;
   /// Its per-router hardware for this network (an empty factory: none).
   /// At most one active mechanism may have per-router hardware. The
   /// built-in entries leave this empty here (the catalogue links without

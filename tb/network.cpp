@@ -12,9 +12,6 @@
 #include <cctype>
 
 #include "hw/current_cycle.hpp"
-#include "routing_logic/dlr/fat_tree_analysis.hpp"
-#include "routing_logic/dlr/fat_tree_dlr.hpp"
-#include "routing_logic/immunet/immunet_routing.hpp"
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/updown.hpp"
 #include "tb/mechanisms/builtin_hardware.hpp"
@@ -87,11 +84,14 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
 }
 
 void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
-  m_relation = cfg.routing == "immunet" ? std::make_unique<routing::ImmunetRouting>(cfg.immunet.max_moves)
-                                        : routing::make_routing(cfg.routing);
+  // The active mechanisms (tb/mechanism_registry.hpp) with their SystemC
+  // halves; they set their parameters of the relation.
+  m_mechanisms = active_mechanisms(cfg);
+  add_builtin_hardware(m_mechanisms);
+  m_relation = routing::make_routing(cfg.routing);
+  for (const auto& m : m_mechanisms)
+    if (m.configure_relation) m.configure_relation(*m_relation, cfg);
   m_relation->configure(*m_topo, cfg.router.vcs);
-  if (auto* dlr = dynamic_cast<routing::FatTreeDlrRouting*>(m_relation.get()))
-    dlr->set_reroute_timeout(static_cast<std::uint64_t>(cfg.dlr.reroute_timeout));
   // Packets carry the relation's extra header flits (intermediate-node
   // subheaders) on top of traffic.packet_flits.
   const int max_len = cfg.traffic.max_packet_flits() + m_relation->max_header_overhead_flits(cfg.traffic.flit_bytes);
@@ -125,8 +125,6 @@ void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
 
 hw::RouterMechanismFactory Network::router_hardware(const ExperimentConfig& cfg) {
   const routing::Topology& t = *m_topo;
-  m_mechanisms = active_mechanisms(cfg);
-  add_builtin_hardware(m_mechanisms);
   hw::RouterMechanismFactory mechanism;
   std::string hardware_of;
   for (const auto& m : m_mechanisms) {

@@ -1,7 +1,7 @@
 // Immunet's adaptive bubble routing (ABR) over Safe, Adaptive and SS tables.
 #pragma once
-#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::routing {
 
@@ -31,6 +31,8 @@ class ImmunetRouting : public RoutingRelation {
   VcClass vc_class(VcId vc) const override { return vc == 0 ? VcClass::kEscape : VcClass::kAdaptive; }
   void route(const RouteQuery& q, RouteSet& out) const override;
   int max_moves() const { return m_max_moves; }
+  /// Livelock bound (immunet.max_moves), 0..255.
+  void set_max_moves(int moves) { m_max_moves = moves; }
 
  protected:
   void check_topology(const Topology& topo) const override;

@@ -2,6 +2,7 @@
 
 #include "hw/dlr/reroute_vector.hpp"
 #include "routing_logic/dlr/fat_tree_dlr.hpp"
+#include "tb/experiment_config.hpp"
 #include "tb/mechanisms/immunet.hpp"
 
 namespace ftsim::tb {
@@ -11,6 +12,10 @@ namespace {
 /// DLR (fat trees, section VI): the adaptive variants keep a U-turn re-route
 /// vector in every switch.
 void add_dlr_hardware(MechanismPlugin& m) {
+  m.configure_relation = [](routing::RoutingRelation& r, const ExperimentConfig& cfg) {
+    if (auto* dlr = dynamic_cast<routing::FatTreeDlrRouting*>(&r))
+      dlr->set_reroute_timeout(static_cast<std::uint64_t>(cfg.dlr.reroute_timeout));
+  };
   m.router_hardware = [](const ExperimentConfig&, const routing::Topology&,
                          const routing::RoutingRelation& r) -> hw::RouterMechanismFactory {
     const auto* dlr = dynamic_cast<const routing::FatTreeDlrRouting*>(&r);

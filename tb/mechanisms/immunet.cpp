@@ -1,6 +1,7 @@
 #include "tb/mechanisms/immunet.hpp"
 
 #include "hw/immunet/immunet_router.hpp"
+#include "routing_logic/immunet/immunet_routing.hpp"
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/network.hpp"
@@ -95,6 +96,9 @@ void add_immunet_hardware(MechanismPlugin& m) {
   m.router_hardware = [](const ExperimentConfig& cfg, const routing::Topology& t,
                          const routing::RoutingRelation&) -> hw::RouterMechanismFactory {
     return hw::immunet_router_factory(dynamic_cast<const routing::KAryNCube&>(t), immunet_params(cfg));
+  };
+  m.configure_relation = [](routing::RoutingRelation& r, const ExperimentConfig& cfg) {
+    if (auto* immunet = dynamic_cast<routing::ImmunetRouting*>(&r)) immunet->set_max_moves(cfg.immunet.max_moves);
   };
   m.elaborate = elaborate;
   m.stats = stats;
