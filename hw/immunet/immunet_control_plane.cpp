@@ -135,20 +135,7 @@ const ImmunetReport& ImmunetControlPlane::report() const {
       rep.root = hw->id();
     }
     rep.emergency_end_cycle = std::max(rep.emergency_end_cycle, c.finished ? c.done_cycle : 0);
-    rep.last_table_update_cycle = std::max(rep.last_table_update_cycle, c.last_table_update_cycle);
-    rep.safe_control_packets += c.safe_control_packets;
-    rep.adaptive_control_packets += c.adaptive_control_packets;
-    rep.safe_control_hops += c.safe_control_hops;
-    rep.adaptive_control_hops += c.adaptive_control_hops;
-    rep.stale_control_packets += c.stale_control_packets;
-    rep.control_link_flits += c.control_link_flits;
-    rep.control_link_wait_cycles += c.control_link_wait_cycles;
-    rep.control_link_wait_max = std::max(rep.control_link_wait_max, c.control_link_wait_max);
-    rep.lost_control_packets += c.lost_control_packets;
-    rep.control_hop_cycles += c.control_hop_cycles;
-    rep.control_hop_cycles_max = std::max(rep.control_hop_cycles_max, c.control_hop_cycles_max);
-    rep.emergencies += c.emergencies;
-    rep.drained_packets += c.drained_packets;
+    rep += c;
   }
   rep.lost_control_packets += m_lost_in_network;
   return rep;

@@ -24,37 +24,11 @@ class ManagementBus;
 struct LinkDirection;
 
 /// What the reconfiguration reports (stats.json "reconfiguration").
-struct ImmunetReport {
+struct ImmunetReport : ImmunetControlCounts {
   bool happened = false;
   std::uint64_t first_fault_cycle = 0;  ///< earliest failure of a detected fault
   std::uint64_t first_detect_cycle = 0;
   std::uint64_t emergency_end_cycle = 0;  ///< the last node left the emergency state
-  std::uint64_t last_table_update_cycle = 0;
-  /// Control packets emitted (the paper's count, section 6.1 Table 1): one
-  /// safe-table packet per non-root node (it travels to the root); one
-  /// distance-vector packet per neighbour at each announcement or
-  /// retransmission (each travels one hop).
-  std::uint64_t safe_control_packets = 0;
-  std::uint64_t adaptive_control_packets = 0;
-  /// Link hops of those packets (a safe-table packet counts its depth).
-  std::uint64_t safe_control_hops = 0;
-  std::uint64_t adaptive_control_hops = 0;
-  /// Control packets (either kind) discarded on arrival because they carry an
-  /// EPL other than the receiver's (section 4.3: a newer emergency).
-  std::uint64_t stale_control_packets = 0;
-  /// Control packets on links (control_packet_flits > 0): flits sent, and the
-  /// cycles hops waited for the link beyond the zero-load time (sum, max).
-  std::uint64_t control_link_flits = 0;
-  std::uint64_t control_link_wait_cycles = 0;
-  std::uint64_t control_link_wait_max = 0;
-  /// Cycles from a hop's send to the receiver's Table Update Module taking
-  /// the packet (link-slots: the last flit left; safe-ring: the packet is
-  /// whole at the head of the receiver's safe queue), sum and max.
-  std::uint64_t control_hop_cycles = 0;
-  std::uint64_t control_hop_cycles_max = 0;
-  std::uint64_t lost_control_packets = 0;  ///< lost with a failed link or router
-  std::uint64_t emergencies = 0;           ///< adoptions of a new EPL, over all nodes
-  std::uint64_t drained_packets = 0;       ///< safe-ring head packets drained by Table Update Modules
   int root = -1;
   std::uint32_t final_epl = 0;
   double mean_distance_before = 0;

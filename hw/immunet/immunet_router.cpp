@@ -163,6 +163,24 @@ int ImmunetTableUpdateModule::apply_distance(int origin, routing::PortId port, i
   return improved ? 1 : 0;
 }
 
+ImmunetControlCounts& ImmunetControlCounts::operator+=(const ImmunetControlCounts& o) {
+  safe_control_packets += o.safe_control_packets;
+  adaptive_control_packets += o.adaptive_control_packets;
+  safe_control_hops += o.safe_control_hops;
+  adaptive_control_hops += o.adaptive_control_hops;
+  stale_control_packets += o.stale_control_packets;
+  control_link_flits += o.control_link_flits;
+  control_link_wait_cycles += o.control_link_wait_cycles;
+  control_link_wait_max = std::max(control_link_wait_max, o.control_link_wait_max);
+  control_hop_cycles += o.control_hop_cycles;
+  control_hop_cycles_max = std::max(control_hop_cycles_max, o.control_hop_cycles_max);
+  lost_control_packets += o.lost_control_packets;
+  emergencies += o.emergencies;
+  drained_packets += o.drained_packets;
+  last_table_update_cycle = std::max(last_table_update_cycle, o.last_table_update_cycle);
+  return *this;
+}
+
 // ---------------------------------------------------------------------------
 // Links
 
