@@ -31,10 +31,8 @@ void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string
 Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, NetworkContext& ctx,
                const RouterMechanismFactory& mechanism)
     : sc_module(name),
+      RouterDatapath(id, ctx),
       clk("clk"),
-      m_id(id),
-      m_ctx(ctx),
-      m_route("route_unit"),
       m_va("vc_allocator"),
       m_sa("switch_allocator", ctx.params),
       m_xbar("crossbar") {
@@ -217,7 +215,7 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
 // ---------------------------------------------------------------------------
 // VC allocator
 
-void VcAllocator::older_ports_of_input(Router& r, int p) {
+void VcAllocator::older_ports_of_input(RouterDatapath& r, int p) {
   auto& ip = *r.m_in[static_cast<std::size_t>(p)];
   m_older_ports.resize(static_cast<std::size_t>(r.m_nq));  // read only for waiting queues, all set below
   for (auto& order : ip.arrival_order) {
@@ -237,7 +235,7 @@ void VcAllocator::older_ports_of_input(Router& r, int p) {
   }
 }
 
-std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
+std::uint32_t VcAllocator::unallocated_vcs(const RouterDatapath& r, int o) {
   const OutputUnit& op = *r.m_out[static_cast<std::size_t>(o)];
   return op.connected && (r.m_route.port_alive >> o & 1U) ? op.unallocated : 0;
 }
@@ -245,7 +243,7 @@ std::uint32_t VcAllocator::unallocated_vcs(const Router& r, int o) {
 // Wavefront: every output VC that takes the packet at the best priority
 // (input queues only, so no VOQ order and no look-ahead lane). Out of line:
 // the input-first path stays small enough to inline.
-__attribute__((noinline)) void VcAllocator::request_every_vc(Router& r, int p, int v, int best_prio, int len,
+__attribute__((noinline)) void VcAllocator::request_every_vc(RouterDatapath& r, int p, int v, int best_prio, int len,
                                                              bool from_node) {
   const InputVc& iv = r.m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
   const int n_cand = iv.route.size;
@@ -265,7 +263,7 @@ __attribute__((noinline)) void VcAllocator::request_every_vc(Router& r, int p, i
   }
 }
 
-inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool& older_ready,
+inline void VcAllocator::request(RouterDatapath& r, int p, int v, std::uint64_t c, bool& older_ready,
                                  std::uint64_t free_ports) {
   NetworkContext& ctx = r.m_ctx;
   const int nq = r.m_nq;
@@ -341,7 +339,7 @@ inline void VcAllocator::request(Router& r, int p, int v, std::uint64_t c, bool&
   request_every_vc(r, p, v, best_prio, len, from_node);
 }
 
-int VcAllocator::allocate(Router& r, std::uint64_t c) {
+int VcAllocator::allocate(RouterDatapath& r, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;
@@ -373,7 +371,7 @@ int VcAllocator::allocate(Router& r, std::uint64_t c) {
                                                                 : arbitrate_input_first(r, c);
 }
 
-inline void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
+inline void VcAllocator::grant(RouterDatapath& r, const Request& w, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
   r.m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
@@ -388,7 +386,7 @@ inline void VcAllocator::grant(Router& r, const Request& w, std::uint64_t c) {
   iv.ready = c + ctx.params.lat_va;
 }
 
-__attribute__((always_inline)) inline int VcAllocator::arbitrate_input_first(Router& r, std::uint64_t c) {
+__attribute__((always_inline)) inline int VcAllocator::arbitrate_input_first(RouterDatapath& r, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;
@@ -428,7 +426,7 @@ __attribute__((always_inline)) inline int VcAllocator::arbitrate_input_first(Rou
   return granted;
 }
 
-int VcAllocator::arbitrate_wavefront(Router& r, std::uint64_t c) {
+int VcAllocator::arbitrate_wavefront(RouterDatapath& r, std::uint64_t c) {
   if (m_requests.empty()) return 0;
   const int radix = static_cast<int>(r.m_in.size());
   const int nq = r.m_nq;
@@ -469,7 +467,7 @@ int VcAllocator::arbitrate_wavefront(Router& r, std::uint64_t c) {
 // ---------------------------------------------------------------------------
 // Crossbar
 
-inline int Crossbar::traverse(Router& r, const SwitchGrant& g, std::uint64_t c) {
+inline int Crossbar::traverse(RouterDatapath& r, const SwitchGrant& g, std::uint64_t c) {
   NetworkContext& ctx = r.m_ctx;
   const auto& prm = ctx.params;
   {
@@ -622,7 +620,8 @@ void Router::lookahead(int p, int v, const routing::PacketHeader& h, std::uint64
   out.discarded = m_lookahead.route.discarded;
 }
 
-int Router::lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c) {
+int RouterDatapath::lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len,
+                                   std::uint64_t c) {
   // The header as the downstream router will see it: after this hop.
   routing::PacketHeader h = m_ctx.packets[packet].header;
   m_ctx.relation->on_hop(h, m_id, out_port, ov);
@@ -739,14 +738,14 @@ void Router::queue_control(int p, int flits, std::uint32_t data, std::uint64_t n
   wake();
 }
 
-void Router::send_control_flit(int o, std::uint64_t c) {
+void RouterDatapath::send_control_flit(int o, std::uint64_t c) {
   OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
   op.grant = static_cast<int>(m_in.size());
   OutputUnit::Control& ctl = op.control.front();
   op.link->bundle.data = ctl.data;
   op.link->bundle.req0 = !ctl.head;  // one request line per flit, req1 on the head, as for packets
   op.link->bundle.req1 = ctl.head;
-  if (ctl.packet != kNoControlPacket) {  // a flit of a packet in the safe VC
+  if (ctl.packet != Router::kNoControlPacket) {  // a flit of a packet in the safe VC
     const auto& prm = m_ctx.params;
     const int len = m_ctx.packets[ctl.packet].length;
     Flit f;
@@ -764,7 +763,7 @@ void Router::send_control_flit(int o, std::uint64_t c) {
   }
   ctl.head = false;
   if (--ctl.flits_left > 0) return;
-  const ControlSent done = std::move(ctl.on_sent);
+  const Router::ControlSent done = std::move(ctl.on_sent);
   op.control.erase(op.control.begin());
   if (op.control.empty()) m_control_outputs &= ~(1ULL << o);
   done(c);
@@ -924,7 +923,8 @@ void Router::receive(std::uint64_t c) {
   }
 }
 
-bool Router::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& cand, int len, bool from_node) const {
+bool RouterDatapath::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& cand, int len,
+                                    bool from_node) const {
   const OutputVc& ov = op.vcs[v];
   if (ov.allocated) return false;
   if (op.ejection) return true;
@@ -934,7 +934,7 @@ bool Router::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& c
   return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
 }
 
-bool Router::compute_route(int p, int q, std::uint32_t packet) {
+bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
   const bool routed = m_route.compute(m_ctx, m_id, iv, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
                                       m_ctx.packets[packet].header, m_last_tick);

@@ -18,6 +18,72 @@ namespace ftsim::hw {
 
 class NetworkInterface;
 
+/// What the router's units share, and all they see of the router: its
+/// ports' input and output units, the route unit, the parameters, the
+/// per-port sets of queues in each state and the operations on them. The
+/// router owns it (as a private base) and hands it to the VC allocator and
+/// the crossbar (hw/router_units.hpp), which reach nothing else of the
+/// router: no friend access. Members keep the router's m_ names.
+struct RouterDatapath {
+  RouterDatapath(routing::RouterId id, NetworkContext& ctx) : m_id(id), m_ctx(ctx), m_route("route_unit") {}
+
+  routing::RouterId m_id;
+  NetworkContext& m_ctx;
+  std::vector<std::unique_ptr<InputUnit>> m_in;  ///< per port (child modules `input_<port>`)
+  RouteUnit m_route;                             ///< child module `route_unit`
+  std::vector<std::unique_ptr<OutputUnit>> m_out;
+  std::uint64_t m_last_tick = ~0ULL;    ///< the cycle the router last ticked
+  std::uint64_t m_control_outputs = 0;  ///< bit o: output o has control packets queued
+  // Input ports with a queue in each QueueBits set: kActive (switch
+  // allocation), kVcAlloc (VC allocation), idle with flits (route
+  // computation). Kept by set_state, receive and route_computation.
+  std::uint64_t m_active_ports = 0;
+  std::uint64_t m_va_ports = 0;
+  std::uint64_t m_route_ports = 0;
+  int m_lanes = 1;            ///< queues per input VC
+  bool m_per_output = false;  ///< router.voq: per_output
+  routing::RouteSet m_lookahead_route;
+  int m_nq = 1;                      ///< queues per input port
+  std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
+
+  /// Moves queue q of port p to state s, keeping the port's QueueBits.
+  void set_state(int p, int q, InputVc::State s) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+    const std::uint64_t bit = 1ULL << p;
+    iv.state = s;
+    if (s == InputVc::State::kVcAlloc) {
+      ip.waiting_va.set(q);
+      m_va_ports |= bit;
+    } else {
+      ip.waiting_va.reset(q);
+      if (!ip.waiting_va.any()) m_va_ports &= ~bit;
+    }
+    if (s == InputVc::State::kActive) {
+      ip.active.set(q);
+      m_active_ports |= bit;
+    } else {
+      ip.active.reset(q);
+      if (!ip.active.any()) m_active_ports &= ~bit;
+    }
+    if (s == InputVc::State::kIdle && !iv.fifo.empty()) {
+      ip.route_pending.set(q);
+      m_route_ports |= bit;
+    }
+  }
+  /// Fills the route of queue q of port p for its head packet; false: no route.
+  bool compute_route(int p, int q, std::uint32_t packet);
+  /// router.voq: per_output: the downstream output queue of output op's VC
+  /// ov with room for `packet` (len flits), by look-ahead at the downstream
+  /// router, in candidate priority order, rotating with the cycle; -1: none.
+  int lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c);
+  /// from_node: the request comes from the node's input port (injection).
+  bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
+  /// One flit of output o's head control packet leaves at cycle c (out of
+  /// line: control packets are rare and the crossbar's loop stays small).
+  [[gnu::noinline, gnu::cold]] void send_control_flit(int o, std::uint64_t c);
+};
+
 /// The router: one clocked SC_METHOD that evaluates its units (child
 /// modules, hw/router_units.hpp) in reverse pipeline order from registered
 /// state: receive -> switch allocation + crossbar traversal -> VC allocation
@@ -36,7 +102,7 @@ class NetworkInterface;
 /// queues, see QueueOrganisation). `RouterParams::injection` regulates how the
 /// node's own packets compete for output VCs (fair, transit priority, or a
 /// bubble on adaptive injection).
-class Router : public sc_core::sc_module {
+class Router : public sc_core::sc_module, private RouterDatapath {
  public:
   sc_core::sc_in<bool> clk;
 
@@ -145,73 +211,29 @@ class Router : public sc_core::sc_module {
   void trace(sc_core::sc_trace_file* tf) const;
 
  private:
-  friend class VcAllocator;
-  friend class Crossbar;
-
   void tick();
   std::uint64_t now() const;
   void receive(std::uint64_t now);
   void route_computation(std::uint64_t now);
-  /// Fills the route of queue q of port p for its head packet; false: no route.
-  bool compute_route(int p, int q, std::uint32_t packet);
-  /// router.voq: per_output: the downstream output queue of output op's VC
-  /// ov with room for `packet` (len flits), by look-ahead at the downstream
-  /// router, in candidate priority order, rotating with the cycle; -1: none.
-  int lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c);
-  /// from_node: the request comes from the node's input port (injection).
-  bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
   void discard_front(int p, int q, std::uint64_t now);
-  /// Moves queue q of port p to state s, keeping the port's QueueBits.
-  void set_state(int p, int q, InputVc::State s) {
-    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
-    InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
-    const std::uint64_t bit = 1ULL << p;
-    iv.state = s;
-    if (s == InputVc::State::kVcAlloc) {
-      ip.waiting_va.set(q);
-      m_va_ports |= bit;
-    } else {
-      ip.waiting_va.reset(q);
-      if (!ip.waiting_va.any()) m_va_ports &= ~bit;
-    }
-    if (s == InputVc::State::kActive) {
-      ip.active.set(q);
-      m_active_ports |= bit;
-    } else {
-      ip.active.reset(q);
-      if (!ip.active.any()) m_active_ports &= ~bit;
-    }
-    if (s == InputVc::State::kIdle && !iv.fifo.empty()) {
-      ip.route_pending.set(q);
-      m_route_ports |= bit;
-    }
-  }
   /// Route computation of queue q of port p if it is idle with flits.
   void route_queue(int p, int q, std::uint64_t now);
   bool has_work() const;
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);
   void lose_control(OutputUnit& op);
-  /// One flit of output o's head control packet leaves at cycle c (out of
-  /// line: control packets are rare and the crossbar's loop stays small).
-  [[gnu::noinline, gnu::cold]] void send_control_flit(int o, std::uint64_t c);
 
-  routing::RouterId m_id;
-  NetworkContext& m_ctx;
-  // Child modules (constructed in this order, so the hierarchy reads as the pipeline).
-  std::vector<std::unique_ptr<InputUnit>> m_in;
-  RouteUnit m_route;
+  // Child modules (constructed in this order, so the hierarchy reads as the
+  // pipeline): the input units and route unit (RouterDatapath), then these,
+  // then the output units (RouterDatapath, created in the constructor body).
   VcAllocator m_va;
   SwitchAllocator m_sa;
   Crossbar m_xbar;
-  std::vector<std::unique_ptr<OutputUnit>> m_out;
   std::unique_ptr<RouterMechanism> m_mechanism;
   const bool* m_hold_transit = nullptr;  // the mechanism's switch hook
   std::vector<NetworkInterface*> m_nis;
-  std::uint64_t m_last_tick = ~0ULL;
   int m_buffered = 0;
-  int m_waiting_va = 0;                 // input queues in kVcAlloc
-  std::uint64_t m_control_outputs = 0;  // bit o: output o has control packets queued
+  int m_waiting_va = 0;  // input queues in kVcAlloc
   std::uint64_t m_seen_drop_epoch = 0;
   bool m_sleeping = false;
   bool m_failed = false;
@@ -222,18 +244,7 @@ class Router : public sc_core::sc_module {
   std::uint64_t m_rx_ports = 0;
   std::uint64_t m_credit_ports = 0;
   std::uint64_t m_eject_ports = 0;
-  // Input ports with a queue in each QueueBits set: kActive (switch
-  // allocation), kVcAlloc (VC allocation), idle with flits (route
-  // computation). Kept by set_state, receive and route_computation.
-  std::uint64_t m_active_ports = 0;
-  std::uint64_t m_va_ports = 0;
-  std::uint64_t m_route_ports = 0;
-  int m_lanes = 1;            ///< queues per input VC
-  bool m_per_output = false;  ///< router.voq: per_output
-  InputVc m_lookahead;        ///< scratch of lookahead()
-  routing::RouteSet m_lookahead_route;
-  int m_nq = 1;                      ///< queues per input port
-  std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
+  InputVc m_lookahead;  ///< scratch of lookahead()
 };
 
 // Defined here because it wakes the upstream Router (per flit: inline).

@@ -23,6 +23,7 @@
 namespace ftsim::hw {
 
 class Router;
+struct RouterDatapath;
 
 /// The route candidates of one queue's head (what RouteUnit::compute
 /// returned), stored with the capacity the relation has used so far rather
@@ -378,7 +379,7 @@ class VcAllocator : public sc_core::sc_module {
   explicit VcAllocator(sc_core::sc_module_name name) : sc_module(name) {}
   const char* kind() const override { return "ftsim_vc_allocator"; }
   /// Allocates for cycle c; returns the input queues that left kVcAlloc.
-  int allocate(Router& r, std::uint64_t c);
+  int allocate(RouterDatapath& r, std::uint64_t c);
   /// Sizes the round-robin pointers: `vcs` output VCs of port p.
   void configure(int radix, int vcs) { m_rr.assign(static_cast<std::size_t>(radix), std::vector<int>(vcs, 0)); }
   void resize_port(int p, int vcs) { m_rr[static_cast<std::size_t>(p)].assign(static_cast<std::size_t>(vcs), 0); }
@@ -393,24 +394,24 @@ class VcAllocator : public sc_core::sc_module {
   /// output ports (bit per port) asked for by the packets of its VC that
   /// arrived before it and still wait for VC allocation; one pass over the
   /// VC's arrival list (prefix union), trimming heads that left VC allocation.
-  void older_ports_of_input(Router& r, int p);
+  void older_ports_of_input(RouterDatapath& r, int p);
   /// Output port o's VCs that are not allocated (0 when o is unconnected or
   /// dead), bit per VC.
-  static std::uint32_t unallocated_vcs(const Router& r, int o);
+  static std::uint32_t unallocated_vcs(const RouterDatapath& r, int o);
   /// Forms queue v of port p's request (if any) into m_requests: one
   /// output VC (separable input-first) or, for the wavefront, every output
   /// VC that can take the packet at its best relation priority.
-  void request(Router& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
+  void request(RouterDatapath& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
   /// Wavefront: every output VC that can take queue v of port p's head at
   /// relation priority `best_prio`, into m_requests.
-  void request_every_vc(Router& r, int p, int v, int best_prio, int len, bool from_node);
+  void request_every_vc(RouterDatapath& r, int p, int v, int best_prio, int len, bool from_node);
   /// Gives output VC w.out_vc of port w.out_port to the head of queue
   /// w.in_vc of port w.in_port (its VA stage ends at c + lat_va).
-  void grant(Router& r, const Request& w, std::uint64_t c);
+  void grant(RouterDatapath& r, const Request& w, std::uint64_t c);
   /// Separable input-first output stage: round robin per output VC.
-  int arbitrate_input_first(Router& r, std::uint64_t c);
+  int arbitrate_input_first(RouterDatapath& r, std::uint64_t c);
   /// Wavefront over m_requests; returns the heads granted.
-  int arbitrate_wavefront(Router& r, std::uint64_t c);
+  int arbitrate_wavefront(RouterDatapath& r, std::uint64_t c);
   int m_diagonal = 0;                        ///< wavefront: the priority diagonal, one step per cycle with requests
   std::vector<std::size_t> m_order;          ///< wavefront: request indices in grant order
   std::vector<char> m_row_used, m_col_used;  ///< wavefront: heads and output VCs granted
@@ -432,7 +433,7 @@ class Crossbar : public sc_core::sc_module {
   const char* kind() const override { return "ftsim_crossbar"; }
   /// Traverses one grant of cycle c; returns the flits that left input
   /// queues (0 for a control packet, else 1). Defined in router.cpp.
-  int traverse(Router& r, const SwitchGrant& grant, std::uint64_t c);
+  int traverse(RouterDatapath& r, const SwitchGrant& grant, std::uint64_t c);
 };
 
 }  // namespace ftsim::hw
