@@ -52,9 +52,9 @@ struct MechanismPlugin {
   std::function<void(routing::RoutingRelation& relation, const ExperimentConfig& cfg)> configure_relation;
   /// Its per-router hardware for this network (an empty factory: none).
   /// At most one active mechanism may have per-router hardware. The
-  /// built-in entries leave this empty here (the catalogue links without
-  /// SystemC, for the parser); tb::Network supplies theirs
-  /// (builtin_router_hardware in tb/network.cpp).
+  /// built-in entries leave this and the other SystemC hooks empty here (the
+  /// catalogue links without SystemC, for the parser); the network adds
+  /// them (tb/mechanisms/builtin_hardware.cpp).
   std::function<hw::RouterMechanismFactory(const ExperimentConfig&, const routing::Topology&,
                                            const routing::RoutingRelation&)>
       router_hardware;
@@ -62,7 +62,7 @@ struct MechanismPlugin {
   /// modules created here are children of the network). The section is
   /// validated in cfg.mechanism_sections (typed keys) and raw in
   /// cfg.source[section] (a YAML::Node).
-  /// Built-in mechanisms elaborate inside the Network (docs/architecture.md).
+  /// Built-in mechanisms use this hook too (tb/mechanisms/).
   std::function<void(Network& net, const ExperimentConfig& cfg)> elaborate;
   /// Figures for stats.json: "mechanisms": {name: report(net)}.
   std::function<nlohmann::json(const Network& net)> report;
