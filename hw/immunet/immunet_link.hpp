@@ -65,7 +65,7 @@ class ImmunetLink : public sc_core::sc_object {
 
   /// Table Update Module side: a packet whose receiver handles it at cycle
   /// `ready` (> the current cycle). Wakes the receiver for that cycle.
-  void send(std::uint64_t now, std::uint64_t ready, const ImmunetControlPacket& packet);
+  void send(std::uint64_t ready, const ImmunetControlPacket& packet);
   /// Receiver side: packets in flight on this hop, oldest first.
   DelayLine<ImmunetControlPacket>& packets() { return m_packets; }
 

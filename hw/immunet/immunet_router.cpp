@@ -194,7 +194,7 @@ void ImmunetLink::drive(const EmergencyWires& w) {
   m_receiver.wake_sampling();
 }
 
-void ImmunetLink::send(std::uint64_t /*now*/, std::uint64_t ready, const ImmunetControlPacket& packet) {
+void ImmunetLink::send(std::uint64_t ready, const ImmunetControlPacket& packet) {
   ImmunetControlPacket p = packet;
   p.port = m_receiver_port;
   m_packets.push(ready, p);
@@ -449,7 +449,7 @@ void ImmunetRouter::send(routing::PortId p, const ImmunetControlPacket& packet, 
   m_status->packet(+1);
   const int flits = m_params.control_packet_flits;
   if (flits <= 0) {
-    link->send(c, c + static_cast<std::uint64_t>(m_params.control_packet_cycles), packet);
+    link->send(c + static_cast<std::uint64_t>(m_params.control_packet_cycles), packet);
     return;
   }
   // The first phit shows the entry (origin in the high half, distance in the
@@ -491,7 +491,7 @@ void ImmunetRouter::on_control_packet(std::uint32_t id, routing::PortId port, st
   m_counters.control_hop_cycles_max = std::max(m_counters.control_hop_cycles_max, hop);
   const auto flits = static_cast<std::uint64_t>(m_params.control_packet_flits);
   ImmunetLink* in = m_in[static_cast<std::size_t>(port - 1)];
-  in->send(c, c + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
+  in->send(c + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
 }
 
 void ImmunetRouter::sent(ImmunetLink& link, const ImmunetControlPacket& packet, std::uint64_t queued, std::uint64_t s) {
@@ -516,7 +516,7 @@ void ImmunetRouter::sent(ImmunetLink& link, const ImmunetControlPacket& packet, 
   if (!m_params.control_in_safe_vc) {
     m_counters.control_hop_cycles += s - queued;
     m_counters.control_hop_cycles_max = std::max(m_counters.control_hop_cycles_max, s - queued);
-    link.send(s, s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
+    link.send(s + static_cast<std::uint64_t>(m_params.control_packet_cycles) - flits, packet);
   }
 }
 
