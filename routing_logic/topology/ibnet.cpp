@@ -160,18 +160,30 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
     bool& by_desc = r.is_switch ? switch_by_desc : hca_by_desc;
     by_desc = by_desc && !r.desc.empty() && (r.is_switch ? switch_descs : hca_descs).insert(r.desc).second;
   }
+  // The labels share one namespace in the netfile this fabric writes: a
+  // switch's label may not equal an HCA's (either a description or a quoted
+  // name). On a clash both kinds keep their quoted names, which are unique.
+  const auto label_of = [&](const Record& r) { return (r.is_switch ? switch_by_desc : hca_by_desc) ? r.desc : r.name; };
+  if (switch_by_desc || hca_by_desc) {
+    std::set<std::string> labels;
+    for (const Record& r : recs)
+      if (!labels.insert(label_of(r)).second) {
+        switch_by_desc = hca_by_desc = false;
+        break;
+      }
+  }
   std::vector<std::string> switches, hcas;
   std::vector<int> index(recs.size(), -1), ports;
   for (std::size_t i = 0; i < recs.size(); ++i) {
     const Record& r = recs[i];
     if (r.is_switch) {
       index[i] = static_cast<int>(switches.size());
-      switches.push_back(switch_by_desc ? r.desc : r.name);
+      switches.push_back(label_of(r));
       m_router_guids.push_back(r.guid);
       ports.push_back(r.ports);
     } else {
       index[i] = static_cast<int>(hcas.size());
-      hcas.push_back(hca_by_desc ? r.desc : r.name);
+      hcas.push_back(label_of(r));
       m_node_guids.push_back(r.guid);
       m_node_port_guids.push_back(r.port_guid);
     }

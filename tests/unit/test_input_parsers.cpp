@@ -119,7 +119,8 @@ TEST(OpenSmLftInput, NumbersAreReadWholeAndRangeChecked) {
   // An entry's LID beyond the block's top LID.
   t = text;
   t.replace(t.find("0x0002 000"), 10, "0x0003 000");
-  EXPECT_TRUE(contains(error_of([&] { LftSet::parse_dump(t, "d"); }), "d:3: LID 0x0003 out of range, allowed 0x1..0x2"));
+  EXPECT_TRUE(
+      contains(error_of([&] { LftSet::parse_dump(t, "d"); }), "d:3: LID 0x0003 out of range, allowed 0x1..0x2"));
   // A GUID of 17 digits.
   t = text;
   t.replace(t.find("guid 0x0000000000200000"), 23, "guid 0x10000000000200000");
@@ -132,12 +133,14 @@ TEST(OpenSmLftInput, NumbersAreReadWholeAndRangeChecked) {
 
 TEST(OpenSmLftInput, ALidNamingTwoEndpointsNamesBothGuids) {
   std::string text = kBlock;
-  text += "Unicast lids [0-2] of switch Lid 3 guid 0x0000000000200001 ('SW_0_1'):\n"
-          "0x0001 002 # Channel Adapter portguid 0x0000000000100009: 'H_0_0_0'\n"
-          "2 lids dumped\n";
+  text +=
+      "Unicast lids [0-2] of switch Lid 3 guid 0x0000000000200001 ('SW_0_1'):\n"
+      "0x0001 002 # Channel Adapter portguid 0x0000000000100009: 'H_0_0_0'\n"
+      "2 lids dumped\n";
   const std::string e = error_of([&] { LftSet::parse_dump(text, "d"); });
-  EXPECT_TRUE(contains(e, "d:6: LID 0x0001 names 'H_0_0_0' (GUID 0x0000000000100009) here and 'H_0_0_0' "
-                          "(GUID 0x0000000000100001) before"))
+  EXPECT_TRUE(contains(e,
+                       "d:6: LID 0x0001 names 'H_0_0_0' (GUID 0x0000000000100009) here and 'H_0_0_0' "
+                       "(GUID 0x0000000000100001) before"))
       << e;
 }
 
@@ -208,6 +211,29 @@ TEST(IbNetInput, RealIbnetdiscoverOutputOfTheSmallFatTree) {
   EXPECT_EQ(t.num_links(), 8 + 8);
   EXPECT_NE(t.find_router("S1"), ftsim::routing::kNone);
   EXPECT_EQ(t.node_router(t.find_node("H_3_1")), t.find_router("L3"));
+}
+
+TEST(IbNetInput, ASwitchDescriptionEqualToAnHcasNameFallsBackToQuotedNames) {
+  // One switch described "X" and one HCA described "X": each kind's
+  // descriptions are unique, but the netfile writes both kinds in one
+  // namespace, so both keep their quoted (S-/H-<guid>) names and the written
+  // netfile parses to itself (found by fuzz_ibnet).
+  const std::string text =
+      "switchguid=0x2\nSwitch\t2 \"S-0000000000000002\"\t\t# \"X\" base port 0 lid 1 lmc 0\n"
+      "[1]\t\"H-0000000000000001\"[1](11)\t\t# \"X\" lid 2 4xSDR\n\n"
+      "caguid=0x1\nCa\t1 \"H-0000000000000001\"\t\t# \"X\"\n"
+      "[1](11) \t\"S-0000000000000002\"[1]\t\t# lid 2 lmc 0 \"X\" lid 1 4xSDR\n";
+  const IbNetTopology t(text, "clash.ibnetdiscover");
+  EXPECT_EQ(t.router_label(0), "S-0000000000000002");
+  EXPECT_EQ(t.node_label(0), "H-0000000000000001");
+  const IbNetTopology again(t.netfile(), "again.net");
+  EXPECT_EQ(again.netfile(), t.netfile());
+  // Without the clash the descriptions stay the labels.
+  std::string distinct = text;
+  distinct.replace(distinct.find("# \"X\" base"), 5, "# \"Y\"");
+  const IbNetTopology d(distinct, "distinct.ibnetdiscover");
+  EXPECT_EQ(d.router_label(0), "Y");
+  EXPECT_EQ(d.node_label(0), "X");
 }
 
 TEST(IbNetInput, LinkLabelsAreParsedWithoutARegex) {
