@@ -33,7 +33,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     : sc_module(name),
       RouterDatapath(id, ctx),
       clk("clk"),
-      m_va("vc_allocator"),
+      m_va("vc_allocator", ctx.params.vc_allocator),
       m_sa("switch_allocator", ctx.params),
       m_xbar("crossbar") {
   const int vcs = ctx.params.vcs;
@@ -215,9 +215,9 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
 // ---------------------------------------------------------------------------
 // VC allocator
 
-void VcAllocator::older_ports_of_input(RouterDatapath& r, int p) {
-  auto& ip = *r.m_in[static_cast<std::size_t>(p)];
-  m_older_ports.resize(static_cast<std::size_t>(r.m_nq));  // read only for waiting queues, all set below
+void RouterDatapath::older_ports_of_input(int p) {
+  auto& ip = *m_in[static_cast<std::size_t>(p)];
+  m_older_ports.resize(static_cast<std::size_t>(m_nq));  // read only for waiting queues, all set below
   for (auto& order : ip.arrival_order) {
     // Heads of this VC in arrival order; drop those that left VC allocation
     // (sent, discarded, or their queue reused by a later head).
@@ -235,49 +235,48 @@ void VcAllocator::older_ports_of_input(RouterDatapath& r, int p) {
   }
 }
 
-std::uint32_t VcAllocator::unallocated_vcs(const RouterDatapath& r, int o) {
-  const OutputUnit& op = *r.m_out[static_cast<std::size_t>(o)];
-  return op.connected && (r.m_route.port_alive >> o & 1U) ? op.unallocated : 0;
+std::uint32_t RouterDatapath::unallocated_vcs(int o) const {
+  const OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
+  return op.connected && (m_route.port_alive >> o & 1U) ? op.unallocated : 0;
 }
 
 // Wavefront: every output VC that takes the packet at the best priority
 // (input queues only, so no VOQ order and no look-ahead lane). Out of line:
 // the input-first path stays small enough to inline.
-__attribute__((noinline)) void VcAllocator::request_every_vc(RouterDatapath& r, int p, int v, int best_prio, int len,
-                                                             bool from_node) {
-  const InputVc& iv = r.m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+__attribute__((noinline)) void RouterDatapath::request_every_vc(int p, int v, int best_prio, int len, bool from_node) {
+  const InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
   const int n_cand = iv.route.size;
   for (int ci = 0; ci < n_cand; ++ci) {
     const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
     if (cand.priority != best_prio) continue;
-    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
-    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) & unallocated_vcs(r, cand.port);
+    const OutputUnit& op = *m_out[static_cast<std::size_t>(cand.port)];
+    std::uint32_t mask = (op.ejection ? m_ejection_vcs : cand.vc_mask) & unallocated_vcs(cand.port);
     for (; mask != 0; mask &= mask - 1) {
       const int ov = __builtin_ctz(mask);
-      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
+      if (!output_vc_free(op, ov, cand, len, from_node)) continue;
       bool seen = false;  // the same VC through two candidates: the first one's move flag
-      for (std::size_t k = m_requests.size(); k-- > 0 && m_requests[k].in_port == p && m_requests[k].in_vc == v;)
-        seen |= m_requests[k].out_port == cand.port && m_requests[k].out_vc == ov;
-      if (!seen) m_requests.push_back(Request{p, v, cand.port, ov, cand.counts_move, -1});
+      for (std::size_t k = m_vc_requests.size();
+           k-- > 0 && m_vc_requests[k].in_port == p && m_vc_requests[k].queue == v;)
+        seen |= m_vc_requests[k].out_port == cand.port && m_vc_requests[k].out_vc == ov;
+      if (!seen) m_vc_requests.push_back(VcRequest{p, v, cand.port, ov, cand.counts_move, -1});
     }
   }
 }
 
-inline void VcAllocator::request(RouterDatapath& r, int p, int v, std::uint64_t c, bool& older_ready,
-                                 std::uint64_t free_ports) {
-  NetworkContext& ctx = r.m_ctx;
-  const int nq = r.m_nq;
-  const int lanes = r.m_lanes;
+inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports) {
+  NetworkContext& ctx = m_ctx;
+  const int nq = m_nq;
+  const int lanes = m_lanes;
   const SelectionKind sel = ctx.params.selection;
-  InputVc& iv = r.m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+  InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
   if (iv.ready > c) return;
   if (lanes > 1 && !older_ready) {
-    older_ports_of_input(r, p);
+    older_ports_of_input(p);
     older_ready = true;
   }
-  if (iv.route_epoch != r.m_route.epoch()) {
-    const bool routed = r.compute_route(p, v, iv.packet);
-    if (lanes > 1) older_ports_of_input(r, p);  // the later heads compare with the new route
+  if (iv.route_epoch != m_route.epoch()) {
+    const bool routed = compute_route(p, v, iv.packet);
+    if (lanes > 1) older_ports_of_input(p);  // the later heads compare with the new route
     if (!routed) {
       // purged by route_computation below
       ctx.drop(iv.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
@@ -285,7 +284,7 @@ inline void VcAllocator::request(RouterDatapath& r, int p, int v, std::uint64_t 
     }
   }
   const int len = ctx.packets[iv.packet].length;
-  const bool from_node = r.m_out[static_cast<std::size_t>(p)]->ejection;
+  const bool from_node = m_out[static_cast<std::size_t>(p)]->ejection;
   int best_port = -1;
   int best_vc = -1;
   bool best_move = false;
@@ -308,18 +307,18 @@ inline void VcAllocator::request(RouterDatapath& r, int p, int v, std::uint64_t 
     const int idx = first + ci < n_cand ? first + ci : first + ci - n_cand;
     const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(idx)];
     if (cand.priority > best_prio || (blocked >> cand.port & 1U)) continue;
-    const OutputUnit& op = *r.m_out[static_cast<std::size_t>(cand.port)];
+    const OutputUnit& op = *m_out[static_cast<std::size_t>(cand.port)];
     // The node's port: one "VC" per ejection port, whatever the relation's mask.
-    std::uint32_t mask = (op.ejection ? r.m_ejection_vcs : cand.vc_mask) &
-                         (lanes > 1 ? m_free_vcs[static_cast<std::size_t>(cand.port)] : unallocated_vcs(r, cand.port));
+    std::uint32_t mask = (op.ejection ? m_ejection_vcs : cand.vc_mask) &
+                         (lanes > 1 ? m_free_vcs[static_cast<std::size_t>(cand.port)] : unallocated_vcs(cand.port));
     for (; mask != 0; mask &= mask - 1) {
       const int ov = __builtin_ctz(mask);
-      if (!r.output_vc_free(op, ov, cand, len, from_node)) continue;
+      if (!output_vc_free(op, ov, cand, len, from_node)) continue;
       const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
       if (cand.priority < best_prio || score > best_score) {
         int next = -1;
-        if (r.m_per_output && !op.ejection && op.link != nullptr && op.link->receiver != nullptr) {
-          next = r.lookahead_lane(op, cand.port, ov, iv.packet, len, c);
+        if (m_per_output && !op.ejection && op.link != nullptr && op.link->receiver != nullptr) {
+          next = lookahead_lane(op, cand.port, ov, iv.packet, len, c);
           if (next < 0) continue;  // no next-hop queue with room: this VC cannot take the packet
         }
         best_prio = cand.priority;
@@ -333,18 +332,17 @@ inline void VcAllocator::request(RouterDatapath& r, int p, int v, std::uint64_t 
   }
   if (best_port < 0) return;
   if (ctx.params.vc_allocator != VcAllocatorKind::kWavefront) {
-    m_requests.push_back(Request{p, v, best_port, best_vc, best_move, best_next});
+    m_vc_requests.push_back(VcRequest{p, v, best_port, best_vc, best_move, best_next});
     return;
   }
-  request_every_vc(r, p, v, best_prio, len, from_node);
+  request_every_vc(p, v, best_prio, len, from_node);
 }
 
-int VcAllocator::allocate(RouterDatapath& r, std::uint64_t c) {
-  NetworkContext& ctx = r.m_ctx;
-  const int radix = static_cast<int>(r.m_in.size());
-  const int nq = r.m_nq;
-  m_requests.clear();
-  const int lanes = r.m_lanes;
+void RouterDatapath::form_vc_requests(std::uint64_t c) {
+  const int radix = static_cast<int>(m_in.size());
+  const int nq = m_nq;
+  m_vc_requests.clear();
+  const int lanes = m_lanes;
   // VOQ (many waiting heads per port): all ports at once, and the ports with
   // a free VC, to skip heads that cannot request.
   std::uint64_t free_ports = ~0ULL;
@@ -352,30 +350,36 @@ int VcAllocator::allocate(RouterDatapath& r, std::uint64_t c) {
     m_free_vcs.resize(static_cast<std::size_t>(radix));
     free_ports = 0;
     for (int o = 0; o < radix; ++o) {
-      m_free_vcs[static_cast<std::size_t>(o)] = unallocated_vcs(r, o);
+      m_free_vcs[static_cast<std::size_t>(o)] = unallocated_vcs(o);
       if (m_free_vcs[static_cast<std::size_t>(o)] != 0) free_ports |= 1ULL << o;
     }
   }
-  for (std::uint64_t ports = r.m_va_ports; ports != 0; ports &= ports - 1) {
+  for (std::uint64_t ports = m_va_ports; ports != 0; ports &= ports - 1) {
     const int p = __builtin_ctzll(ports);
-    const InputUnit& ip = *r.m_in[static_cast<std::size_t>(p)];
+    const InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     // VOQ: the older packets' ports of every queue of this input at once
     // (again after a head is rerouted under a new route epoch).
     bool older_ready = false;
     ip.waiting_va.visit(0, nq, [&](int v) {
-      request(r, p, v, c, older_ready, free_ports);
+      request_vc(p, v, c, older_ready, free_ports);
       return false;
     });
   }
-  return ctx.params.vc_allocator == VcAllocatorKind::kWavefront ? arbitrate_wavefront(r, c)
-                                                                : arbitrate_input_first(r, c);
 }
 
-inline void VcAllocator::grant(RouterDatapath& r, const Request& w, std::uint64_t c) {
-  NetworkContext& ctx = r.m_ctx;
-  InputVc& iv = r.m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.in_vc)];
-  r.m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
-  r.set_state(w.in_port, w.in_vc, InputVc::State::kActive);
+VcAllocInputs RouterDatapath::vc_alloc_inputs() const {
+  int vcs_max = 1;
+  if (m_ctx.params.vc_allocator == VcAllocatorKind::kWavefront)
+    for (const auto& op : m_out) vcs_max = std::max(vcs_max, static_cast<int>(op->vcs.size()));
+  return VcAllocInputs{m_vc_requests, static_cast<int>(m_in.size()),           m_nq, vcs_max,
+                       m_node_ports,  transit_priority(m_ctx.params.injection)};
+}
+
+inline void RouterDatapath::apply_vc_grant(const VcGrant& w, std::uint64_t c) {
+  NetworkContext& ctx = m_ctx;
+  InputVc& iv = m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.queue)];
+  m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
+  set_state(w.in_port, w.queue, InputVc::State::kActive);
   if (w.counts_move) {
     auto& moves = ctx.packets[iv.packet].header.moves;
     if (moves < 255) ++moves;
@@ -386,105 +390,23 @@ inline void VcAllocator::grant(RouterDatapath& r, const Request& w, std::uint64_
   iv.ready = c + ctx.params.lat_va;
 }
 
-__attribute__((always_inline)) inline int VcAllocator::arbitrate_input_first(RouterDatapath& r, std::uint64_t c) {
-  NetworkContext& ctx = r.m_ctx;
-  const int radix = static_cast<int>(r.m_in.size());
-  const int nq = r.m_nq;
-  // Output-VC arbitration, round robin over the requesters' (port, queue)
-  // index. With transit priority (alone or with the bubble) a request from
-  // the node's input port ranks after every in-transit request (distance + n).
-  const int n = radix * nq;
-  const bool transit_first = transit_priority(ctx.params.injection);
-  auto rank = [&](const Request& q, int rr) {
-    const int d = ((q.in_port * nq + q.in_vc) - rr + n) % n;
-    return transit_first && r.m_out[static_cast<std::size_t>(q.in_port)]->ejection ? d + n : d;
-  };
-  int granted = 0;
-  for (std::size_t i = 0; i < m_requests.size(); ++i) {
-    const Request& req = m_requests[i];
-    if (req.out_port < 0) continue;
-    int& rr = m_rr[static_cast<std::size_t>(req.out_port)][static_cast<std::size_t>(req.out_vc)];
-    std::size_t win = i;
-    int win_dist = rank(req, rr);
-    for (std::size_t j = i + 1; j < m_requests.size(); ++j) {
-      const Request& s = m_requests[j];
-      if (s.out_port != req.out_port || s.out_vc != req.out_vc) continue;
-      const int d = rank(s, rr);
-      if (d < win_dist) {
-        win = j;
-        win_dist = d;
-      }
-    }
-    const Request w = m_requests[win];
-    for (std::size_t j = i; j < m_requests.size(); ++j)  // retire this output VC's requests
-      if (m_requests[j].out_port == w.out_port && m_requests[j].out_vc == w.out_vc && j != i)
-        m_requests[j].out_port = -1;
-    rr = (w.in_port * nq + w.in_vc + 1) % n;
-    grant(r, w, c);
-    ++granted;
-  }
-  return granted;
-}
-
-int VcAllocator::arbitrate_wavefront(RouterDatapath& r, std::uint64_t c) {
-  if (m_requests.empty()) return 0;
-  const int radix = static_cast<int>(r.m_in.size());
-  const int nq = r.m_nq;
-  int vcs_max = 1;
-  for (const auto& op : r.m_out) vcs_max = std::max(vcs_max, static_cast<int>(op->vcs.size()));
-  const int rows = radix * nq;
-  const int cols = radix * vcs_max;
-  const int n = std::max(rows, cols);
-  const bool transit_first = transit_priority(r.m_ctx.params.injection);
-  // A cell's place in the wave: its diagonal's distance from the priority
-  // diagonal (plus n for the node port's heads under transit priority).
-  auto place = [&](const Request& q) {
-    const int row = q.in_port * nq + q.in_vc;
-    const int col = q.out_port * vcs_max + q.out_vc;
-    const int d = ((row + col) % n - m_diagonal + n) % n;
-    return transit_first && r.m_out[static_cast<std::size_t>(q.in_port)]->ejection ? d + n : d;
-  };
-  m_order.resize(m_requests.size());
-  for (std::size_t i = 0; i < m_order.size(); ++i) m_order[i] = i;
-  std::stable_sort(m_order.begin(), m_order.end(),
-                   [&](std::size_t a, std::size_t b) { return place(m_requests[a]) < place(m_requests[b]); });
-  m_row_used.assign(static_cast<std::size_t>(rows), 0);
-  m_col_used.assign(static_cast<std::size_t>(cols), 0);
-  int granted = 0;
-  for (const std::size_t k : m_order) {
-    const Request& q = m_requests[k];
-    const auto row = static_cast<std::size_t>(q.in_port * nq + q.in_vc);
-    const auto col = static_cast<std::size_t>(q.out_port * vcs_max + q.out_vc);
-    if (m_row_used[row] || m_col_used[col]) continue;
-    m_row_used[row] = m_col_used[col] = 1;
-    grant(r, q, c);
-    ++granted;
-  }
-  m_diagonal = (m_diagonal + 1) % n;
-  return granted;
-}
-
 // ---------------------------------------------------------------------------
 // Crossbar
 
-inline int Crossbar::traverse(RouterDatapath& r, const SwitchGrant& g, std::uint64_t c) {
-  NetworkContext& ctx = r.m_ctx;
+__attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const CrossbarInput& x, NetworkContext& ctx,
+                                                                        std::uint64_t c) {
   const auto& prm = ctx.params;
   {
-    OutputUnit& op = *r.m_out[static_cast<std::size_t>(g.out_port)];
-    if (g.in_port < 0) {  // a mechanism's control packet takes the link
-      r.send_control_flit(g.out_port, c);
-      return 0;
-    }
-    InputUnit& ip = *r.m_in[static_cast<std::size_t>(g.in_port)];
-    InputVc& iv = ip.queues[static_cast<std::size_t>(g.queue)];
+    OutputUnit& op = x.out;
+    InputUnit& ip = x.in;
+    InputVc& iv = ip.queues[static_cast<std::size_t>(x.queue)];
     Flit f = iv.fifo.front().item;
     iv.fifo.pop();
     --iv.occupancy;
-    const int in_vc = r.m_lanes == 1 ? g.queue : g.queue / r.m_lanes;
+    const int in_vc = x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
     ip.return_credit(in_vc, f.lane, c, prm.lat_credit);
-    op.grant = g.in_port;
+    op.grant = x.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
       ctx.drop_on_failed_link(f.packet, f.head ? NetworkContext::LinkLoss::kRoutedBeforeDetection
@@ -502,7 +424,7 @@ inline int Crossbar::traverse(RouterDatapath& r, const SwitchGrant& g, std::uint
       if (op.link->receiver != nullptr) op.link->receiver->wake();
       if (f.head && !op.ejection) {
         ++pk.hops;
-        ctx.relation->on_hop(pk.header, r.m_id, g.out_port, iv.out_vc);  // header state of stateful relations
+        ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
       }
       op.link->bundle.data = f.packet;
       op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
@@ -516,7 +438,7 @@ inline int Crossbar::traverse(RouterDatapath& r, const SwitchGrant& g, std::uint
       }
       ++ctx.stats.flits_moved;
       if (!ctx.stats.router_crossbar.empty()) {  // energy events (sized by the network)
-        const auto me = static_cast<std::size_t>(r.m_id);
+        const auto me = static_cast<std::size_t>(x.router);
         ++ctx.stats.router_crossbar[me];
         ctx.stats.router_ejected[me] += op.ejection;
         ctx.stats.router_heads[me] += f.head;
@@ -527,10 +449,10 @@ inline int Crossbar::traverse(RouterDatapath& r, const SwitchGrant& g, std::uint
     }
     if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {
       op.set_allocated(iv.out_vc, false);
-      r.set_state(g.in_port, g.queue, InputVc::State::kIdle);
+      return CrossbarOutput{true};
     }
   }
-  return 1;
+  return CrossbarOutput{false};
 }
 
 // ---------------------------------------------------------------------------
@@ -567,6 +489,7 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     // output VC of the node's port with unbounded credits (the NI sinks).
     const std::size_t before = op.vcs.size();
     op.make_ejection(m_ctx.params.ejection_ports);
+    m_node_ports |= 1ULL << p;
     if (op.vcs.size() != before) m_va.resize_port(p, static_cast<int>(op.vcs.size()));
   }
 }
@@ -834,10 +757,28 @@ void Router::tick() {
     // to the output ports).
     if (m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
-      m_sa.allocate(m_in, m_out, m_active_ports, control, c,
-                    [&](const SwitchGrant& g) { m_buffered -= m_xbar.traverse(*this, g, c); });
+      m_sa.allocate(m_in, m_out, m_active_ports, control, c, [&](const SwitchGrant& g) {
+        if (g.in_port < 0) {  // a mechanism's control packet takes the link
+          send_control_flit(g.out_port, c);
+          return;
+        }
+        const auto out =
+            m_xbar.traverse(CrossbarInput{*m_in[static_cast<std::size_t>(g.in_port)], g.in_port, g.queue, m_lanes,
+                                          *m_out[static_cast<std::size_t>(g.out_port)], g.out_port, m_id},
+                            m_ctx, c);
+        --m_buffered;
+        if (out.released) set_state(g.in_port, g.queue, InputVc::State::kIdle);
+      });
     }
-    if (m_waiting_va > 0) m_waiting_va -= m_va.allocate(*this, c);
+    if (m_waiting_va > 0) {
+      // VC allocation: the waiting heads' requests in, the grants applied.
+      form_vc_requests(c);
+      if (!m_vc_requests.empty()) {
+        m_va.allocate(vc_alloc_inputs(), m_vc_grants);
+        for (const VcGrant& g : m_vc_grants) apply_vc_grant(g, c);
+        m_waiting_va -= static_cast<int>(m_vc_grants.size());
+      }
+    }
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }

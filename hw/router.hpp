@@ -18,12 +18,14 @@ namespace ftsim::hw {
 
 class NetworkInterface;
 
-/// What the router's units share, and all they see of the router: its
-/// ports' input and output units, the route unit, the parameters, the
-/// per-port sets of queues in each state and the operations on them. The
-/// router owns it (as a private base) and hands it to the VC allocator and
-/// the crossbar (hw/router_units.hpp), which reach nothing else of the
-/// router: no friend access. Members keep the router's m_ names.
+/// The router's datapath state: its ports' input and output units, the
+/// route unit, the parameters, the per-port sets of queues in each state and
+/// the operations on them, including the VC allocator's request formation
+/// and grant application. A private base of Router (members keep the
+/// router's m_ names). The VC allocator and the crossbar
+/// (hw/router_units.hpp) never see it: they take small input structs and
+/// return output structs (VcAllocInputs / VcGrant, CrossbarInput /
+/// CrossbarOutput) and keep their own state.
 struct RouterDatapath {
   RouterDatapath(routing::RouterId id, NetworkContext& ctx) : m_id(id), m_ctx(ctx), m_route("route_unit") {}
 
@@ -82,6 +84,40 @@ struct RouterDatapath {
   /// One flit of output o's head control packet leaves at cycle c (out of
   /// line: control packets are rare and the crossbar's loop stays small).
   [[gnu::noinline, gnu::cold]] void send_control_flit(int o, std::uint64_t c);
+
+  // VC allocation, the router's side: the waiting heads' requests in, the
+  // allocator's grants applied.
+  /// Forms this cycle's VC requests into m_vc_requests (cleared first): for
+  /// each input queue in kVcAlloc whose VA stage may start at cycle c, the
+  /// output VC its route and the selection function pick (wavefront: every
+  /// output VC at its best priority). Re-runs route computation for a head
+  /// whose routing inputs changed; drops a head left without a route.
+  void form_vc_requests(std::uint64_t c);
+  /// Gives output VC g.out_vc of port g.out_port to the head of queue
+  /// g.queue of port g.in_port (its VA stage ends at c + lat_va).
+  void apply_vc_grant(const VcGrant& g, std::uint64_t c);
+  /// The VC allocator's inputs for this cycle's requests.
+  VcAllocInputs vc_alloc_inputs() const;
+  std::vector<VcRequest> m_vc_requests;
+  std::vector<VcGrant> m_vc_grants;
+  std::uint64_t m_node_ports = 0;  ///< bit p: input port p is fed by a network interface
+
+ private:
+  /// VOQ: for each waiting queue of input port p, into m_older_ports, the
+  /// output ports (bit per port) asked for by the packets of its VC that
+  /// arrived before it and still wait for VC allocation; one pass over the
+  /// VC's arrival list (prefix union), trimming heads that left VC allocation.
+  void older_ports_of_input(int p);
+  /// Output port o's VCs that are not allocated (0 when o is unconnected or
+  /// dead), bit per VC.
+  std::uint32_t unallocated_vcs(int o) const;
+  /// Forms queue v of port p's request (if any).
+  void request_vc(int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
+  /// Wavefront: every output VC that can take queue v of port p's head at
+  /// relation priority `best_prio`.
+  void request_every_vc(int p, int v, int best_prio, int len, bool from_node);
+  std::vector<std::uint32_t> m_free_vcs;     ///< per output port: VCs not allocated
+  std::vector<std::uint64_t> m_older_ports;  ///< per queue of the current input port
 };
 
 /// The router: one clocked SC_METHOD that evaluates its units (child

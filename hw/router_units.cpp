@@ -171,4 +171,36 @@ void SwitchAllocator::islip(const std::vector<std::unique_ptr<InputUnit>>& in,
   }
 }
 
+void VcAllocator::arbitrate_wavefront(const VcAllocInputs& in, std::vector<VcGrant>& grants) {
+  const std::vector<VcRequest>& requests = in.requests;
+  const int nq = in.queues;
+  const int vcs_max = in.vcs_max;
+  const int rows = in.radix * nq;
+  const int cols = in.radix * vcs_max;
+  const int n = std::max(rows, cols);
+  // A cell's place in the wave: its diagonal's distance from the priority
+  // diagonal (plus n for the node port's heads under transit priority).
+  auto place = [&](const VcRequest& q) {
+    const int row = q.in_port * nq + q.queue;
+    const int col = q.out_port * vcs_max + q.out_vc;
+    const int d = ((row + col) % n - m_diagonal + n) % n;
+    return in.transit_first && (in.node_ports >> q.in_port & 1U) ? d + n : d;
+  };
+  m_order.resize(requests.size());
+  for (std::size_t i = 0; i < m_order.size(); ++i) m_order[i] = i;
+  std::stable_sort(m_order.begin(), m_order.end(),
+                   [&](std::size_t a, std::size_t b) { return place(requests[a]) < place(requests[b]); });
+  m_row_used.assign(static_cast<std::size_t>(rows), 0);
+  m_col_used.assign(static_cast<std::size_t>(cols), 0);
+  for (const std::size_t k : m_order) {
+    const VcRequest& q = requests[k];
+    const auto row = static_cast<std::size_t>(q.in_port * nq + q.queue);
+    const auto col = static_cast<std::size_t>(q.out_port * vcs_max + q.out_vc);
+    if (m_row_used[row] || m_col_used[col]) continue;
+    m_row_used[row] = m_col_used[col] = 1;
+    grants.push_back(q);
+  }
+  m_diagonal = (m_diagonal + 1) % n;
+}
+
 }  // namespace ftsim::hw

@@ -23,7 +23,6 @@
 namespace ftsim::hw {
 
 class Router;
-struct RouterDatapath;
 
 /// The route candidates of one queue's head (what RouteUnit::compute
 /// returned), stored with the capacity the relation has used so far rather
@@ -359,11 +358,39 @@ class SwitchAllocator : public sc_core::sc_module {
   std::vector<std::uint32_t> m_vcs_used;  ///< per input: VCs already matched (per-VC crossbar)
 };
 
-/// VC allocator (`router.vc_allocator`).
-/// - separable_input_first: each waiting input queue picks one output VC
-///   among its candidates (lowest priority value first, then the selection
-///   function); each output VC grants one requester round robin (after every
-///   in-transit request under transit priority).
+/// One request to the VC allocator: input queue `queue` of input port
+/// `in_port` asks for output VC `out_vc` of output port `out_port`. Formed
+/// by the router from the queue's route (RouterDatapath::form_vc_requests);
+/// a granted request comes back unchanged as a VcGrant, and the router
+/// applies it (RouterDatapath::apply_vc_grant).
+struct VcRequest {
+  int in_port, queue, out_port, out_vc;
+  bool counts_move;  ///< the relation counts this hop in the header (misrouting hops)
+  int next_port;     ///< router.voq: per_output: the downstream output queue, else -1
+};
+using VcGrant = VcRequest;
+
+/// Everything the VC allocator reads in one cycle.
+struct VcAllocInputs {
+  /// In formation order (input port, then queue). Separable input-first: at
+  /// most one per input queue; wavefront: every output VC a head can take.
+  const std::vector<VcRequest>& requests;
+  int radix;                 ///< input (= output) ports
+  int queues;                ///< input queues per port (rows: radix x queues)
+  int vcs_max;               ///< the most output VCs of any port (wavefront columns: radix x vcs_max)
+  std::uint64_t node_ports;  ///< bit p: input port p is fed by a network interface
+  bool transit_first;        ///< the node ports' requests rank after every in-transit request
+};
+
+/// VC allocator (`router.vc_allocator`): arbitration only. Input: the
+/// cycle's requests (VcAllocInputs); output: the grants, in grant order
+/// (each input queue and each output VC at most once); state: its own
+/// round-robin pointers and priority diagonal.
+/// - separable_input_first: each waiting input queue has picked one output
+///   VC among its candidates (lowest priority value first, then the
+///   selection function; the router forms that request); each output VC
+///   grants one requester round robin over the (port x queues + queue)
+///   index (after every in-transit request under transit priority).
 /// - wavefront (Tamir and Chi 1993): each waiting head requests every output
 ///   VC that can take it at its lowest priority value; rows are heads
 ///   (port x queues + queue), columns output VCs (port x V + VC, V the most
@@ -376,64 +403,109 @@ class SwitchAllocator : public sc_core::sc_module {
 ///   heads come after every in-transit head. Input queues only (config).
 class VcAllocator : public sc_core::sc_module {
  public:
-  explicit VcAllocator(sc_core::sc_module_name name) : sc_module(name) {}
+  VcAllocator(sc_core::sc_module_name name, VcAllocatorKind kind) : sc_module(name), m_kind(kind) {}
   const char* kind() const override { return "ftsim_vc_allocator"; }
-  /// Allocates for cycle c; returns the input queues that left kVcAlloc.
-  int allocate(RouterDatapath& r, std::uint64_t c);
+  /// Appends this cycle's grants to `grants` (cleared first), in grant order.
+  void allocate(const VcAllocInputs& in, std::vector<VcGrant>& grants);
   /// Sizes the round-robin pointers: `vcs` output VCs of port p.
   void configure(int radix, int vcs) { m_rr.assign(static_cast<std::size_t>(radix), std::vector<int>(vcs, 0)); }
   void resize_port(int p, int vcs) { m_rr[static_cast<std::size_t>(p)].assign(static_cast<std::size_t>(vcs), 0); }
 
  private:
-  struct Request {
-    int in_port, in_vc, out_port, out_vc;
-    bool counts_move;
-    int next_port;  ///< router.voq: per_output: the downstream output queue, else -1
-  };
-  /// VOQ: for each waiting queue of input port p, into m_older_ports, the
-  /// output ports (bit per port) asked for by the packets of its VC that
-  /// arrived before it and still wait for VC allocation; one pass over the
-  /// VC's arrival list (prefix union), trimming heads that left VC allocation.
-  void older_ports_of_input(RouterDatapath& r, int p);
-  /// Output port o's VCs that are not allocated (0 when o is unconnected or
-  /// dead), bit per VC.
-  static std::uint32_t unallocated_vcs(const RouterDatapath& r, int o);
-  /// Forms queue v of port p's request (if any) into m_requests: one
-  /// output VC (separable input-first) or, for the wavefront, every output
-  /// VC that can take the packet at its best relation priority.
-  void request(RouterDatapath& r, int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
-  /// Wavefront: every output VC that can take queue v of port p's head at
-  /// relation priority `best_prio`, into m_requests.
-  void request_every_vc(RouterDatapath& r, int p, int v, int best_prio, int len, bool from_node);
-  /// Gives output VC w.out_vc of port w.out_port to the head of queue
-  /// w.in_vc of port w.in_port (its VA stage ends at c + lat_va).
-  void grant(RouterDatapath& r, const Request& w, std::uint64_t c);
   /// Separable input-first output stage: round robin per output VC.
-  int arbitrate_input_first(RouterDatapath& r, std::uint64_t c);
-  /// Wavefront over m_requests; returns the heads granted.
-  int arbitrate_wavefront(RouterDatapath& r, std::uint64_t c);
+  void arbitrate_input_first(const VcAllocInputs& in, std::vector<VcGrant>& grants);
+  /// Wavefront over the requests.
+  void arbitrate_wavefront(const VcAllocInputs& in, std::vector<VcGrant>& grants);
+  VcAllocatorKind m_kind;
   int m_diagonal = 0;                        ///< wavefront: the priority diagonal, one step per cycle with requests
   std::vector<std::size_t> m_order;          ///< wavefront: request indices in grant order
   std::vector<char> m_row_used, m_col_used;  ///< wavefront: heads and output VCs granted
   std::vector<std::vector<int>> m_rr;        ///< per output port and VC: round-robin pointer
-  std::vector<Request> m_requests;
-  std::vector<int> m_waiting;                ///< queues of the current input port in kVcAlloc
-  std::vector<std::uint32_t> m_free_vcs;     ///< per output port: VCs not allocated
-  std::vector<std::uint64_t> m_older_ports;  ///< per queue of the current input port
 };
 
-/// Crossbar and switch traversal: moves each granted flit from its input
+/// The crossbar connection of one switch grant: the input queue that sends
+/// and the output unit that takes the flit.
+struct CrossbarInput {
+  InputUnit& in;
+  int in_port;
+  int queue;  ///< input queue of in_port
+  int lanes;  ///< queues per input VC (router.voq)
+  OutputUnit& out;
+  int out_port;
+  routing::RouterId router;  ///< for the per-router energy counters
+};
+
+/// What a traversal did.
+struct CrossbarOutput {
+  /// The packet's tail left (or the packet was dropped): the output VC is
+  /// free again and the input queue goes back to idle (the router's part).
+  bool released;
+};
+
+/// Crossbar and switch traversal: moves the granted flit from its input
 /// queue onto its output link (visible downstream after SA + ST + link
 /// latency), returns the credit upstream, and drives the phit bundle.
 /// Crossbar inputs per port: `router.crossbar` (multiplexed: 1, the node's
-/// port `injection_ports`; per_vc: one per input VC).
+/// port `injection_ports`; per_vc: one per input VC). Stateless: the
+/// queues and links it connects hold the state.
 class Crossbar : public sc_core::sc_module {
  public:
   explicit Crossbar(sc_core::sc_module_name name) : sc_module(name) {}
   const char* kind() const override { return "ftsim_crossbar"; }
-  /// Traverses one grant of cycle c; returns the flits that left input
-  /// queues (0 for a control packet, else 1). Defined in router.cpp.
-  int traverse(RouterDatapath& r, const SwitchGrant& grant, std::uint64_t c);
+  /// Traverses one flit at cycle c. Defined in router.cpp (the only
+  /// caller), so the grant path inlines.
+  CrossbarOutput traverse(const CrossbarInput& x, NetworkContext& ctx, std::uint64_t c);
 };
+
+// VcAllocator's per-cycle path, inline so the router's tick folds it in
+// (the wavefront stays out of line, in router_units.cpp).
+
+__attribute__((always_inline)) inline void VcAllocator::allocate(const VcAllocInputs& in,
+                                                                 std::vector<VcGrant>& grants) {
+  grants.clear();
+  if (m_kind == VcAllocatorKind::kWavefront)
+    arbitrate_wavefront(in, grants);
+  else
+    arbitrate_input_first(in, grants);
+}
+
+__attribute__((always_inline)) inline void VcAllocator::arbitrate_input_first(const VcAllocInputs& in,
+                                                                              std::vector<VcGrant>& grants) {
+  const std::vector<VcRequest>& requests = in.requests;
+  const int nq = in.queues;
+  // Output-VC arbitration, round robin over the requesters' (port, queue)
+  // index. With transit priority (alone or with the bubble) a request from
+  // the node's input port ranks after every in-transit request (distance + n).
+  const int n = in.radix * nq;
+  auto rank = [&](const VcRequest& q, int rr) {
+    const int d = ((q.in_port * nq + q.queue) - rr + n) % n;
+    return in.transit_first && (in.node_ports >> q.in_port & 1U) ? d + n : d;
+  };
+  // Each output VC is decided at its first request, over that request and
+  // every later one for the same VC.
+  const std::size_t count = requests.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const VcRequest& req = requests[i];
+    bool decided = false;
+    for (std::size_t k = 0; k < i && !decided; ++k)
+      decided = requests[k].out_port == req.out_port && requests[k].out_vc == req.out_vc;
+    if (decided) continue;
+    int& rr = m_rr[static_cast<std::size_t>(req.out_port)][static_cast<std::size_t>(req.out_vc)];
+    std::size_t win = i;
+    int win_dist = rank(req, rr);
+    for (std::size_t j = i + 1; j < count; ++j) {
+      const VcRequest& s = requests[j];
+      if (s.out_port != req.out_port || s.out_vc != req.out_vc) continue;
+      const int d = rank(s, rr);
+      if (d < win_dist) {
+        win = j;
+        win_dist = d;
+      }
+    }
+    const VcRequest& w = requests[win];
+    rr = (w.in_port * nq + w.queue + 1) % n;
+    grants.push_back(w);
+  }
+}
 
 }  // namespace ftsim::hw

@@ -30,6 +30,8 @@ CONFIGS = [
     ("mesh-saturated", "experiments/mesh-uniform.yaml", SHORT + ["traffic.load=0.5"]),
     ("mesh-islip", "experiments/mesh-uniform.yaml",
      SHORT + ["traffic.load=0.3", "router.switch_allocator=islip", "router.islip_iterations=2"]),
+    ("mesh-wavefront-transit", "experiments/mesh-uniform.yaml",
+     SHORT + ["traffic.load=0.4", "router.vc_allocator=wavefront", "router.vcs=4", "router.injection=transit_priority"]),
     ("mesh-per-vc-2inj", "experiments/mesh-uniform.yaml",
      SHORT + ["traffic.load=0.3", "router.crossbar=per_vc", "router.injection_ports=2", "router.ejection_ports=2"]),
     ("mesh-link-fault", "experiments/mesh-uniform.yaml",
