@@ -59,6 +59,16 @@ class RouterMechanism : public sc_core::sc_module {
   /// releases the id after the call. Default: nothing.
   virtual void on_control_packet(std::uint32_t /*packet*/, routing::PortId /*port*/, std::uint64_t /*cycle*/) {}
 
+  /// VC-allocated hook: the head packet `packet` (PacketStore id) of queue
+  /// `queue` of input port `in_port` was granted output VC `out_vc` of
+  /// output port `out_port` at cycle `cycle` (the cycle its VC-allocation
+  /// stage ran). The router asks wants_vc_allocated() once, when it is
+  /// built, and calls the hook only if it said true, so a mechanism without
+  /// it costs nothing per grant. Default: not wanted.
+  virtual bool wants_vc_allocated() const { return false; }
+  virtual void on_vc_allocated(routing::PortId /*in_port*/, int /*queue*/, routing::PortId /*out_port*/, int /*out_vc*/,
+                               std::uint32_t /*packet*/, std::uint64_t /*cycle*/) {}
+
   /// Tables hook: maps this mechanism's table memories into the router's
   /// management target (TableTarget::map), so the control plane and a
   /// debugger reach them through the management plane. Default: none.

@@ -60,6 +60,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_route.mechanism = m_mechanism.get();
     m_route.table_epoch = m_mechanism->table_epoch();
     m_hold_transit = m_mechanism->hold_transit();
+    m_vc_allocated_hook = m_mechanism->wants_vc_allocated();
   }
   SC_METHOD(tick);
   sensitive << clk.pos();
@@ -752,9 +753,9 @@ void Router::tick() {
   for (auto* ni : m_nis) ni->tick(c);
   receive(c);
   if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
-    // The mechanism's switch hook (Immunet section 5: in the emergency state
-    // packets in transit stay in the local buffers and are not retransmitted
-    // to the output ports).
+    // The mechanism's switch hook: while it reconfigures, a mechanism may
+    // keep packets in transit in the local buffers instead of forwarding
+    // them to the output ports (RouterMechanism::hold_transit).
     if (m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
       m_sa.allocate(m_in, m_out, m_active_ports, control, c, [&](const SwitchGrant& g) {
@@ -775,7 +776,13 @@ void Router::tick() {
       form_vc_requests(c);
       if (!m_vc_requests.empty()) {
         m_va.allocate(vc_alloc_inputs(), m_vc_grants);
-        for (const VcGrant& g : m_vc_grants) apply_vc_grant(g, c);
+        for (const VcGrant& g : m_vc_grants) {
+          apply_vc_grant(g, c);
+          if (m_vc_allocated_hook)
+            m_mechanism->on_vc_allocated(
+                g.in_port, g.queue, g.out_port, g.out_vc,
+                m_in[static_cast<std::size_t>(g.in_port)]->queues[static_cast<std::size_t>(g.queue)].packet, c);
+        }
         m_waiting_va -= static_cast<int>(m_vc_grants.size());
       }
     }

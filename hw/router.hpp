@@ -170,19 +170,21 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   bool failed() const { return m_failed; }
   /// The mechanism's per-router hardware (a child module), or nullptr.
   RouterMechanism* mechanism() const { return m_mechanism.get(); }
-  /// Table Update Module drain (Immunet section 4.2): when the safe VC (VC 0)
-  /// of input port p has fewer than `need_free` free flits and holds a whole
+  /// Safe-VC drain for a mechanism's table-update hardware (the paper is
+  /// cited where it is used, in the mechanism's folder): when the safe VC
+  /// (VC 0) of input port p has fewer than `need_free` free flits and holds a whole
   /// packet at its head that is not being forwarded, removes that packet
   /// (returning its credits) and gives its id. Returns false otherwise.
   bool drain_safe_head(int p, int need_free, std::uint32_t* packet);
-  /// A mechanism's control packets on the links (Immunet section 4.2: "the
-  /// BFC safe ring will be shared between packets belonging to the
-  /// applications ... and some control packets"): queues a control packet of
+  /// A mechanism's control packets on the links (a mechanism that rebuilds
+  /// tables in band shares the safe ring between application packets and
+  /// its control packets; the paper is cited in the mechanism's folder):
+  /// queues a control packet of
   /// `flits` flits (>= 1) on output port p at cycle `now`. From the next
   /// cycle its flits compete for the link in the output's switch-allocation
   /// round robin as one more requester beside the input ports, one flit per
   /// won cycle, and wait while the receiver drives STOP. They need no
-  /// credits: the receiver's mechanism buffers take them (Immunet section 5).
+  /// credits: the receiver's mechanism buffers take them.
   /// `data` is shown on the data lines. When the last flit has left at cycle
   /// s, on_sent(s) is called (from the router's clocked method); a failed
   /// link or router loses the packet and calls on_sent(kControlLost).
@@ -267,6 +269,7 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   Crossbar m_xbar;
   std::unique_ptr<RouterMechanism> m_mechanism;
   const bool* m_hold_transit = nullptr;  // the mechanism's switch hook
+  bool m_vc_allocated_hook = false;      // the mechanism's VC-allocated hook is wanted
   std::vector<NetworkInterface*> m_nis;
   int m_buffered = 0;
   int m_waiting_va = 0;  // input queues in kVcAlloc

@@ -409,7 +409,8 @@ void ImmunetRouter::on_done(std::uint64_t c) {
   set_emergency(false);
   m_ni->set_injection_stopped(false);
   // Table Update Module: drain the head packet of a safe queue that has no
-  // room for a bubble, so the new ring cannot start deadlocked.
+  // room for a bubble, so the new ring cannot start deadlocked (section 4.2:
+  // the safe ring is rebuilt under bubble flow control).
   for (int p = 0; p <= ports; ++p) {
     std::uint32_t id = 0;
     if (m_router.drain_safe_head(p, 2 * m_ctx->max_packet_flits, &id)) {

@@ -143,7 +143,15 @@ class RouteCounter : public hw::RouterMechanism {
     ++computations;
     view.mechanism.set(this);
   }
+  bool wants_vc_allocated() const override { return true; }
+  void on_vc_allocated(routing::PortId /*in_port*/, int /*queue*/, routing::PortId out_port, int /*out_vc*/,
+                       std::uint32_t /*packet*/, std::uint64_t /*cycle*/) override {
+    ++allocations;
+    out_ports.insert(out_port);
+  }
   std::uint64_t computations = 0;
+  std::uint64_t allocations = 0;        ///< VC-allocated hook calls
+  std::set<routing::PortId> out_ports;  ///< output ports granted
 };
 }  // namespace
 
@@ -167,11 +175,14 @@ TEST(Plugins, UserMechanismHasItsSectionHardwareAndStats) {
     scale = static_cast<int>(cfg.mechanism_sections.at("route_counter").integer("scale").value_or(1));
   };
   m.report = [](const tb::Network& net) {
-    nlohmann::json per = nlohmann::json::object();
-    for (const auto& r : net.routers)
-      per[net.topology().router_label(r.id())] =
-          dynamic_cast<const RouteCounter*>(r.mechanism())->computations * static_cast<std::uint64_t>(scale);
-    return nlohmann::json{{"per_router", per}};
+    nlohmann::json per = nlohmann::json::object(), vcs = nlohmann::json::object();
+    for (const auto& r : net.routers) {
+      const auto* counter = dynamic_cast<const RouteCounter*>(r.mechanism());
+      const std::string label = net.topology().router_label(r.id());
+      per[label] = counter->computations * static_cast<std::uint64_t>(scale);
+      vcs[label] = {{"allocations", counter->allocations}, {"out_ports", counter->out_ports.size()}};
+    }
+    return nlohmann::json{{"per_router", per}, {"vc_allocated", vcs}};
   };
   tb::register_mechanism(m);
   EXPECT_NE(error_of([&] { tb::register_mechanism(m); }).find("already registered"), std::string::npos);
@@ -225,4 +236,21 @@ route_counter: {scale: 1}
   EXPECT_GE(per["0,0"].get<std::uint64_t>(), delivered);
   EXPECT_LE(per["0,0"].get<std::uint64_t>(), delivered + in_flight);
   EXPECT_LT(per["0,0"].get<std::uint64_t>(), injected);  // some packets were still on their way
+  // The VC-allocated hook: a head gets one output VC per router it passes
+  // (the destination's being its ejection port), after its route
+  // computation there and before its route computation at the next router;
+  // DOR gives each router on the path one output port; off the path none.
+  const auto& vcs = r.stats["mechanisms"]["route-counter"]["vc_allocated"];
+  for (const auto& [label, v] : vcs.items()) {
+    const auto allocations = v["allocations"].get<std::uint64_t>();
+    const bool on_path = std::find(path.begin(), path.end(), label) != path.end();
+    EXPECT_EQ(v["out_ports"].get<std::uint64_t>(), on_path ? 1U : 0U) << label;
+    EXPECT_LE(allocations, per[label].get<std::uint64_t>()) << label;
+    if (!on_path) {
+      EXPECT_EQ(allocations, 0U) << label;
+    }
+  }
+  for (std::size_t i = 0; i + 1 < path.size(); ++i)
+    EXPECT_GE(vcs[path[i]]["allocations"].get<std::uint64_t>(), per[path[i + 1]].get<std::uint64_t>()) << path[i];
+  EXPECT_GE(vcs["0,0"]["allocations"].get<std::uint64_t>(), delivered);
 }
