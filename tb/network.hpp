@@ -169,7 +169,7 @@ class Network : public sc_core::sc_module {
 
   /// Registers the waves of the clock and of the routers with selected[r] !=
   /// 0 (every router when `selected` is empty): their queues, output ports,
-  /// outgoing links and, for Immunet, emergency state.
+  /// outgoing links and their mechanism's hardware (RouterMechanism::trace).
   void trace(sc_core::sc_trace_file* tf, const std::vector<char>& selected = {}) const;
 
  private:
