@@ -73,16 +73,15 @@ Router::~Router() = default;
 // The units' per-cycle paths, here so that they inline into the router's
 // clocked method (one translation unit; hw/router_units.cpp has the rest).
 
-inline bool RouteUnit::compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
-                               bool injected_here, routing::PacketHeader& header, std::uint64_t cycle) {
+inline bool RouteUnit::compute(const NetworkContext& ctx, const RouteUnitInput& in, InputVc& iv) {
   routing::RouteQuery q;
-  q.router = router;
-  q.in_port = in_port;
-  q.in_vc = in_vc;
-  q.injected_here = injected_here;
-  q.header = &header;
+  q.router = in.router;
+  q.in_port = in.in_port;
+  q.in_vc = in.in_vc;
+  q.injected_here = in.injected_here;
+  q.header = &in.header;
   q.view.port_alive = port_alive;
-  q.view.cycle = cycle;
+  q.view.cycle = in.cycle;
   if (mechanism != nullptr) mechanism->fill_view(q.view);
   if (!table.empty()) {
     q.view.forwarding = table.data();
@@ -110,15 +109,13 @@ bool SwitchAllocator::ready(const InputVc& iv, const std::vector<std::unique_ptr
 }
 
 template <typename CrossbarSink>
-void SwitchAllocator::allocate(const std::vector<std::unique_ptr<InputUnit>>& in,
-                               const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
-                               std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar) {
+void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
   if (m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
-    separable(in, out, active_ports, control, c, crossbar);
+    separable(x.in, x.out, x.active_ports, x.control, c, crossbar);
     return;
   }
   m_grants.clear();
-  islip(in, out, control, c);
+  islip(x.in, x.out, x.control, c);
   for (const SwitchGrant& g : m_grants) crossbar(g);
 }
 
@@ -538,7 +535,8 @@ std::vector<std::vector<int>> Router::lane_occupancy(int p) const {
 
 void Router::lookahead(int p, int v, const routing::PacketHeader& h, std::uint64_t cycle, routing::RouteSet& out) {
   routing::PacketHeader copy = h;
-  m_route.compute(m_ctx, m_id, m_lookahead, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle);
+  m_route.compute(m_ctx, RouteUnitInput{m_id, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle},
+                  m_lookahead);
   out.clear();
   for (const routing::RouteCandidate& cand : m_lookahead.route) out.add(cand);
   out.discarded = m_lookahead.route.discarded;
@@ -758,7 +756,7 @@ void Router::tick() {
     // them to the output ports (RouterMechanism::hold_transit).
     if (m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
-      m_sa.allocate(m_in, m_out, m_active_ports, control, c, [&](const SwitchGrant& g) {
+      m_sa.allocate(SwitchAllocInputs{m_in, m_out, m_active_ports, control}, c, [&](const SwitchGrant& g) {
         if (g.in_port < 0) {  // a mechanism's control packet takes the link
           send_control_flit(g.out_port, c);
           return;
@@ -884,8 +882,10 @@ bool RouterDatapath::output_vc_free(const OutputUnit& op, int v, const RouteCand
 
 bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
-  const bool routed = m_route.compute(m_ctx, m_id, iv, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
-                                      m_ctx.packets[packet].header, m_last_tick);
+  const bool routed = m_route.compute(m_ctx,
+                                      RouteUnitInput{m_id, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
+                                                     m_ctx.packets[packet].header, m_last_tick},
+                                      iv);
   // router.voq: per_output: the packet sits in the queue of the output the
   // upstream router chose by look-ahead, and leaves through it (all of the
   // route's candidates there). Should that output have left the route since

@@ -253,6 +253,17 @@ class OutputUnit : public sc_core::sc_module {
   std::vector<std::unique_ptr<VcObject>> m_vc_objects;
 };
 
+/// What the route unit reads for one head: where it is and its header (the
+/// relation may update stateful header fields, hence not const).
+struct RouteUnitInput {
+  routing::RouterId router;
+  int in_port;
+  int in_vc;
+  bool injected_here;  ///< the head came from this router's network interface
+  routing::PacketHeader& header;
+  std::uint64_t cycle;
+};
+
 /// Route unit: computes the candidate (output port, VC mask) set of a head
 /// flit from the routing relation and the router's routing state: the ports
 /// known alive, the forwarding table (LFT) and whatever the mechanism's
@@ -263,10 +274,10 @@ class RouteUnit : public sc_core::sc_module {
   explicit RouteUnit(sc_core::sc_module_name name) : sc_module(name) {}
   const char* kind() const override { return "ftsim_route_unit"; }
 
-  /// Fills iv.route for a head at input port `in_port`, input VC `in_vc`;
-  /// returns false when the relation has no route (or discards the packet).
-  bool compute(const NetworkContext& ctx, routing::RouterId router, InputVc& iv, int in_port, int in_vc,
-               bool injected_here, routing::PacketHeader& header, std::uint64_t cycle);
+  /// Computes the route of `in`'s head into `out` (the queue's route
+  /// registers: route, route_epoch, route_ports); returns false when the
+  /// relation has no route (or discards the packet).
+  bool compute(const NetworkContext& ctx, const RouteUnitInput& in, InputVc& out);
   /// Epoch of the routing inputs: the mechanism's table epoch plus port
   /// changes. A packet waiting for VC allocation re-runs route computation
   /// when it moved.
@@ -291,6 +302,16 @@ struct SwitchGrant {
   int out_port;
 };
 
+/// Everything the switch allocator reads in one cycle: the input queues
+/// (state, output port and VC, flits, ready cycle), the output units
+/// (credits, STOP, failed links, crossbar outputs) and two port sets.
+struct SwitchAllocInputs {
+  const std::vector<std::unique_ptr<InputUnit>>& in;
+  const std::vector<std::unique_ptr<OutputUnit>>& out;
+  std::uint64_t active_ports;  ///< bit p: input port p has a queue in kActive (the only ones that can be ready)
+  std::uint64_t control;       ///< bit o: output o has a control packet ready
+};
+
 /// Switch allocator (`router.switch_allocator`). Requesters are crossbar
 /// inputs (one per input port, the node's port `injection_ports`, or one per
 /// input VC with the per-VC crossbar); resources are crossbar outputs (one
@@ -313,14 +334,10 @@ class SwitchAllocator : public sc_core::sc_module {
   /// Sizes the arbiters for `radix` ports of `queues` queues each.
   void configure(int radix, int queues, int lanes);
   /// Allocates cycle c and hands each grant, in grant order, to
-  /// `crossbar(const SwitchGrant&)` (the crossbar's select lines). control:
-  /// bit o = output o has a control packet ready. Defined in router.cpp
-  /// (the only caller), so the grant path inlines.
-  /// active_ports: bit p = input port p has a queue in kActive (the only
-  /// ones that can be ready).
+  /// `crossbar(const SwitchGrant&)` (the crossbar's select lines). Defined
+  /// in router.cpp (the only caller), so the grant path inlines.
   template <typename CrossbarSink>
-  void allocate(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
-                std::uint64_t active_ports, std::uint64_t control, std::uint64_t c, CrossbarSink&& crossbar);
+  void allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar);
 
  private:
   struct Request {
