@@ -39,6 +39,54 @@ FaultCountResult& FaultCountResult::operator+=(const FaultCountResult& o) {
 
 namespace {
 
+/// min over i < n of a[i] + b[i]: the intermediate-node scan of
+/// FaultToleranceAnalyzer::State::recompute, most of an exhaustive run's
+/// time. Two builds of one loop: AVX2 (four sums per instruction, chosen at
+/// run time when the CPU has it, so the default build stays portable) and
+/// plain. Both give the same value.
+using MinSum = std::uint64_t (*)(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n);
+
+std::uint64_t min_sum_plain(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n) {
+  std::uint64_t m = ~0ULL;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t c = a[i] + b[i];
+    m = c < m ? c : m;
+  }
+  return m;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) std::uint64_t min_sum_avx2(const std::uint64_t* a, const std::uint64_t* b,
+                                                           std::uint32_t n) {
+  std::uint64_t m = ~0ULL;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t c = a[i] + b[i];
+    m = c < m ? c : m;
+  }
+  return m;
+}
+#endif
+
+MinSum pick_min_sum() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx2")) return min_sum_avx2;
+#endif
+  return min_sum_plain;
+}
+
+}  // namespace
+
+namespace detail {
+std::uint64_t min_sum(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n, bool simd) {
+  return simd ? pick_min_sum()(a, b, n) : min_sum_plain(a, b, n);
+}
+bool min_sum_simd_available() {
+  return pick_min_sum() != min_sum_plain;
+}
+}  // namespace detail
+
+namespace {
+
 struct Candidate {
   LinkMask mask;
   RouteKey key;
@@ -174,11 +222,14 @@ class FaultToleranceAnalyzer::State {
         m_one_intermediate(pack_key(RouteKey{0, 1, 0, 0, 0}, a.m_mech.preference)) {
     const std::size_t pairs = static_cast<std::size_t>(m_n) * m_n;
     m_key.assign(static_cast<std::size_t>(m_levels), std::vector<std::uint64_t>(pairs, kNoRoute));
+    m_key_t = m_key;
+    m_transposed.resize(pairs);
+    for (std::uint32_t p = 0; p < pairs; ++p) m_transposed[p] = (p % m_n) * m_n + p / m_n;
     m_mask.assign(static_cast<std::size_t>(m_levels), std::vector<LinkMask>(pairs));
     m_idx.assign(pairs, 0);
     for (std::uint32_t p = 0; p < pairs; ++p) {
       if (p / m_n == p % m_n) continue;
-      m_key[0][p] = a.m_options[a.m_first[p]].key;
+      set_key(0, p, a.m_options[a.m_first[p]].key);
       m_mask[0][p] = a.m_options[a.m_first[p]].mask;
     }
     for (int k = 1; k < m_levels; ++k)
@@ -228,7 +279,7 @@ class FaultToleranceAnalyzer::State {
             std::uint32_t j = m_idx[p] + 1;
             while (j < end && m_a.m_options[base + j].mask.intersects(m_faults)) ++j;
             m_idx[p] = j;
-            keys[p] = j < end ? m_a.m_options[base + j].key : kNoRoute;
+            set_key(0, p, j < end ? m_a.m_options[base + j].key : kNoRoute);
             if (!leaf) masks[p] = j < end ? m_a.m_options[base + j].mask : LinkMask{};
           } else {
             recompute(k, p, !leaf);
@@ -243,23 +294,26 @@ class FaultToleranceAnalyzer::State {
     if (leaf) {  // everything the leaf changed
       while (!m_leaf_undo.empty()) {
         const LeafUndo& u = m_leaf_undo.back();
-        auto& key = m_key[static_cast<std::size_t>(u.level)][u.pair];
-        if (u.level == top()) --m_hist[slot(key)];
-        key = u.key;
+        const std::uint64_t key = m_key[static_cast<std::size_t>(u.level)][u.pair];
+        if (u.level == top()) {
+          --m_hist[slot(key)];
+          ++m_hist[slot(u.key)];
+        }
+        set_key(u.level, u.pair, u.key);
         if (u.level == 0) m_idx[u.pair] = u.idx;
-        if (u.level == top()) ++m_hist[slot(key)];
         m_leaf_undo.pop_back();
       }
     }
     while (m_undo.size() > mark) {
       const Undo& u = m_undo.back();
-      auto& key = m_key[static_cast<std::size_t>(u.level)][u.pair];
-      if (u.level == top()) --m_hist[slot(key)];
-      key = u.key;
+      if (u.level == top()) {
+        --m_hist[slot(m_key[static_cast<std::size_t>(u.level)][u.pair])];
+        ++m_hist[slot(u.key)];
+      }
+      set_key(u.level, u.pair, u.key);
       if (!leaf) retarget(u.level, u.pair, m_mask[static_cast<std::size_t>(u.level)][u.pair], u.mask);
       m_mask[static_cast<std::size_t>(u.level)][u.pair] = u.mask;
       if (u.level == 0) m_idx[u.pair] = u.idx;
-      if (u.level == top()) ++m_hist[slot(key)];
       m_undo.pop_back();
     }
     m_faults.w[static_cast<std::size_t>(f) >> 6] &= ~(1ULL << (f & 63));
@@ -311,6 +365,11 @@ class FaultToleranceAnalyzer::State {
   };
 
   int top() const { return m_levels - 1; }
+  /// Writes pair p's level-k key and its transposed copy.
+  void set_key(int k, std::uint32_t p, std::uint64_t key) {
+    m_key[static_cast<std::size_t>(k)][p] = key;
+    m_key_t[static_cast<std::size_t>(k)][m_transposed[p]] = key;
+  }
   /// category_index of a packed key, read from its fields (each below 256).
   std::size_t slot(std::uint64_t key) const {
     if (key == kNoRoute) return static_cast<std::size_t>(kUnroutableSlot);
@@ -338,23 +397,21 @@ class FaultToleranceAnalyzer::State {
     const std::uint32_t a = p / m_n, d = p % m_n;
     // head[b] = seg(a, b), tail[b * n] = best_{k-1}(b, d). The diagonal
     // pairs hold kNoRoute, so b == a and b == d need no test.
+    // tail is column d of level k-1, read from its transposed copy so that
+    // the scan is contiguous (and vectorised).
     const std::uint64_t* head = m_key[0].data() + static_cast<std::size_t>(a) * m_n;
-    const std::uint64_t* tail = m_key[static_cast<std::size_t>(k - 1)].data() + d;
-    std::uint64_t via = 2 * kNoRoute;
-    for (std::uint32_t b = 0; b < m_n; ++b) {
-      const std::uint64_t c = head[b] + tail[static_cast<std::size_t>(b) * m_n];
-      via = c < via ? c : via;
-    }
+    const std::uint64_t* tail = m_key_t[static_cast<std::size_t>(k - 1)].data() + static_cast<std::size_t>(d) * m_n;
+    const std::uint64_t via = m_min_sum(head, tail, m_n);
     const std::uint64_t direct = m_key[0][p];
     if (via >= kNoRoute || via + m_one_intermediate >= direct) {  // the direct subpath (or none) stays best
-      m_key[static_cast<std::size_t>(k)][p] = direct;
+      set_key(k, p, direct);
       if (with_mask) m_mask[static_cast<std::size_t>(k)][p] = direct == kNoRoute ? LinkMask{} : m_mask[0][p];
       return;
     }
-    m_key[static_cast<std::size_t>(k)][p] = via + m_one_intermediate;
+    set_key(k, p, via + m_one_intermediate);
     if (!with_mask) return;
     std::uint32_t best_b = 0;  // the first intermediate node of the best key
-    while (head[best_b] + tail[static_cast<std::size_t>(best_b) * m_n] != via) ++best_b;
+    while (head[best_b] + tail[best_b] != via) ++best_b;
     m_mask[static_cast<std::size_t>(k)][p] =
         m_mask[0][a * m_n + best_b] | m_mask[static_cast<std::size_t>(k - 1)][best_b * m_n + d];
   }
@@ -383,6 +440,11 @@ class FaultToleranceAnalyzer::State {
   Preference m_pref;
   std::uint64_t m_one_intermediate;  ///< pack_key of one intermediate node
   std::vector<std::vector<std::uint64_t>> m_key;
+  /// m_key transposed per level (m_key_t[k][d * n + a] = m_key[k][a * n + d]),
+  /// kept by set_key: the tails recompute scans are contiguous rows here.
+  std::vector<std::vector<std::uint64_t>> m_key_t;
+  std::vector<std::uint32_t> m_transposed;  ///< pair a * n + d -> d * n + a
+  MinSum m_min_sum = pick_min_sum();
   std::vector<std::vector<LinkMask>> m_mask;
   std::vector<std::uint32_t> m_idx;
   std::array<std::int64_t, kCategories + 1> m_hist{};

@@ -214,4 +214,13 @@ inline RouteKey unpack_key(std::uint64_t v, Preference p) {
 /// Number of combinations C(n, k) as a double-free integer (k <= 20).
 std::uint64_t binomial(int n, int k);
 
+namespace detail {
+/// min over i < n of a[i] + b[i] (n >= 1; sums must not wrap), the scan
+/// over intermediate nodes of the exhaustive analysis. simd: the AVX2 build
+/// when the CPU has it (min_sum_simd_available()), else the plain loop; both
+/// give the same value (tests/unit/test_inodes.cpp).
+std::uint64_t min_sum(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t n, bool simd);
+bool min_sum_simd_available();
+}  // namespace detail
+
 }  // namespace ftsim::routing::inodes
