@@ -41,6 +41,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
   m_lanes = ctx.params.queues == QueueOrganisation::kVoq ? ctx.params.buffer_flits : 1;
   m_nq = vcs * m_lanes;
   m_ejection_vcs = (1U << ctx.params.ejection_ports) - 1U;
+  m_vcs_max = vcs;
   m_in.reserve(static_cast<std::size_t>(radix));
   m_out.reserve(static_cast<std::size_t>(radix));
   for (int p = 0; p < radix; ++p) {
@@ -366,10 +367,7 @@ void RouterDatapath::form_vc_requests(std::uint64_t c) {
 }
 
 VcAllocInputs RouterDatapath::vc_alloc_inputs() const {
-  int vcs_max = 1;
-  if (m_ctx.params.vc_allocator == VcAllocatorKind::kWavefront)
-    for (const auto& op : m_out) vcs_max = std::max(vcs_max, static_cast<int>(op->vcs.size()));
-  return VcAllocInputs{m_vc_requests, static_cast<int>(m_in.size()),           m_nq, vcs_max,
+  return VcAllocInputs{m_vc_requests, static_cast<int>(m_in.size()),           m_nq, m_vcs_max,
                        m_node_ports,  transit_priority(m_ctx.params.injection)};
 }
 
@@ -488,6 +486,7 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     const std::size_t before = op.vcs.size();
     op.make_ejection(m_ctx.params.ejection_ports);
     m_node_ports |= 1ULL << p;
+    m_vcs_max = std::max(m_vcs_max, static_cast<int>(op.vcs.size()));
     if (op.vcs.size() != before) m_va.resize_port(p, static_cast<int>(op.vcs.size()));
   }
 }

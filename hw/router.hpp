@@ -101,6 +101,7 @@ struct RouterDatapath {
   std::vector<VcRequest> m_vc_requests;
   std::vector<VcGrant> m_vc_grants;
   std::uint64_t m_node_ports = 0;  ///< bit p: input port p is fed by a network interface
+  int m_vcs_max = 1;               ///< the most output VCs of any port (kept by bind_port)
 
  private:
   /// VOQ: for each waiting queue of input port p, into m_older_ports, the
