@@ -5,6 +5,7 @@
 // matters (two-phase semantics).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "hw/flit.hpp"
@@ -24,41 +25,108 @@ struct PhitBundle {
   bool stop = false;
 };
 
-/// FIFO of timestamped items; capacity grows as needed (bounded in practice by
-/// latency x 1 item per cycle per VC).
+/// An item of a DelayLine and the cycle from which it may be read.
 template <typename T>
-class DelayLine {
+struct DelayEntry {
+  std::uint64_t ready;
+  T item;
+};
+
+namespace detail {
+/// The first `N` entries of a DelayLine, inside the line itself (none: an
+/// empty base, so that a line without them costs no byte).
+template <typename E, std::uint32_t N>
+struct InlineEntries {
+  E* inline_entries() { return m_items; }
+  E m_items[N];
+};
+template <typename E>
+struct InlineEntries<E, 0> {
+  E* inline_entries() { return nullptr; }
+};
+}  // namespace detail
+
+/// FIFO of timestamped items; capacity grows as needed (bounded in practice by
+/// latency x 1 item per cycle per VC). The capacity is a power of two kept as
+/// its mask, so that an index is one AND (a vector's size() divides by the
+/// entry size on every access). `Inline` (0 or a power of two): entries held
+/// inside the line until it needs more, so that reading a short line (a
+/// link's flits and credits) touches the line's own cache lines only.
+template <typename T, std::uint32_t Inline = 0>
+class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
+  static_assert((Inline & (Inline - 1)) == 0, "Inline must be 0 or a power of two");
+
  public:
-  struct Entry {
-    std::uint64_t ready;
-    T item;
-  };
+  using Entry = DelayEntry<T>;
+  DelayLine() : m_buf(this->inline_entries()), m_mask(Inline == 0 ? 0 : Inline - 1) {}
+  DelayLine(const DelayLine& o) : DelayLine() { *this = o; }
+  DelayLine(DelayLine&& o) noexcept : DelayLine() { *this = std::move(o); }
+  DelayLine& operator=(const DelayLine& o) {
+    if (this == &o) return *this;
+    reserve(o.capacity());
+    m_head = 0;
+    m_count = o.m_count;
+    for (std::uint32_t i = 0; i < m_count; ++i) m_buf[i] = o.at(i);
+    return *this;
+  }
+  DelayLine& operator=(DelayLine&& o) noexcept {
+    if (this == &o) return *this;
+    if (o.m_heap) {  // take its storage
+      m_heap = std::move(o.m_heap);
+      m_buf = m_heap.get();
+      m_mask = o.m_mask;
+      m_head = o.m_head;
+      m_count = o.m_count;
+    } else {  // its entries are inline: copy them into ours
+      m_heap.reset();
+      m_buf = this->inline_entries();
+      m_mask = Inline == 0 ? 0 : Inline - 1;
+      m_head = 0;
+      m_count = o.m_count;
+      for (std::uint32_t i = 0; i < m_count; ++i) m_buf[i] = o.at(i);
+    }
+    o.m_buf = o.inline_entries();
+    o.m_mask = Inline == 0 ? 0 : Inline - 1;
+    o.m_head = o.m_count = 0;
+    return *this;
+  }
+  ~DelayLine() = default;
+
   void push(std::uint64_t ready, const T& item) {
-    if (m_count == m_buf.size()) grow();
-    m_buf[(m_head + m_count) & (m_buf.size() - 1)] = Entry{ready, item};
+    if (m_count == capacity()) reserve(capacity() == 0 ? 8 : 2 * capacity());
+    Entry& e = m_buf[(m_head + m_count) & m_mask];
+    e.ready = ready;
+    e.item = item;
     ++m_count;
   }
   bool ready(std::uint64_t now) const { return m_count != 0 && m_buf[m_head].ready <= now; }
   const Entry& front() const { return m_buf[m_head]; }
   void pop() {
-    m_head = (m_head + 1) & (m_buf.size() - 1);
+    m_head = (m_head + 1) & m_mask;
     --m_count;
   }
   bool empty() const { return m_count == 0; }
   std::size_t size() const { return m_count; }
-  const Entry& at(std::size_t i) const { return m_buf[(m_head + i) & (m_buf.size() - 1)]; }
+  const Entry& at(std::size_t i) const { return m_buf[(m_head + i) & m_mask]; }
   void clear() { m_head = m_count = 0; }
 
  private:
-  void grow() {
-    std::vector<Entry> nb(m_buf.empty() ? 8 : m_buf.size() * 2);
-    for (std::size_t i = 0; i < m_count; ++i) nb[i] = at(i);
-    m_buf.swap(nb);
+  std::uint32_t capacity() const { return m_buf != nullptr ? m_mask + 1 : 0; }
+  /// Grows the storage to `cap` entries (a power of two), keeping the items.
+  void reserve(std::uint32_t cap) {
+    if (cap <= capacity()) return;
+    std::unique_ptr<Entry[]> nb(new Entry[cap]);
+    for (std::uint32_t i = 0; i < m_count; ++i) nb[i] = at(i);
+    m_heap = std::move(nb);
+    m_buf = m_heap.get();
+    m_mask = cap - 1;
     m_head = 0;
   }
-  std::vector<Entry> m_buf;
-  std::size_t m_head = 0;
-  std::size_t m_count = 0;
+  Entry* m_buf;          ///< the inline entries or m_heap; nullptr: none yet
+  std::uint32_t m_mask;  ///< capacity - 1 (capacity a power of two)
+  std::uint32_t m_head = 0;
+  std::uint32_t m_count = 0;
+  std::unique_ptr<Entry[]> m_heap;  ///< storage beyond the inline entries
 };
 
 class Router;
@@ -80,10 +148,10 @@ constexpr int credit_lane(std::uint16_t code) {
 struct LinkDirection {
   /// Read access; writes go through push_flit/pop_flit/push_credit/
   /// pop_credit/clear, which keep the readers' port sets.
-  const DelayLine<Flit>& flits() const { return m_flits; }
+  const DelayLine<Flit, 4>& flits() const { return m_flits; }
   /// Credit codes: VC + 16 x (lane + 1) (credit_code), lane -1 for the
   /// VC's shared pool.
-  const DelayLine<std::uint16_t>& credits() const { return m_credits; }
+  const DelayLine<std::uint16_t, 4>& credits() const { return m_credits; }
   PhitBundle bundle;
   Router* receiver = nullptr;  ///< woken when a flit is written
   int receiver_port = -1;      ///< the receiving router's input port (router.voq: per_output look-ahead)
@@ -129,8 +197,10 @@ struct LinkDirection {
   }
 
  private:
-  DelayLine<Flit> m_flits;
-  DelayLine<std::uint16_t> m_credits;
+  // Four entries inline: a link with the default latencies holds up to
+  // three flits in flight, so its reads stay in the direction's own lines.
+  DelayLine<Flit, 4> m_flits;
+  DelayLine<std::uint16_t, 4> m_credits;
   static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 

@@ -9,9 +9,10 @@ namespace ftsim::hw {
 using routing::RouteCandidate;
 
 InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_module(name), m_lanes(lanes) {
+  if (vcs < 1 || vcs > static_cast<int>(std::tuple_size<decltype(vc_flits)>::value))
+    throw std::invalid_argument(fmt::format("{}: {} input VCs, allowed 1..16", this->name(), vcs));
   queues.resize(static_cast<std::size_t>(vcs * lanes));
   rx_lane.assign(static_cast<std::size_t>(vcs), 0);
-  vc_flits.assign(static_cast<std::size_t>(vcs), 0);
   if (lanes > 1) arrival_order.resize(static_cast<std::size_t>(vcs));
   waiting_va.resize(vcs * lanes);
   active.resize(vcs * lanes);

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -48,17 +49,22 @@ struct StoredRoute {
 /// With input queues (`router.queues: input`) there is one per input VC and
 /// it holds up to B flits; with virtual output queues each input VC has B of
 /// them sharing the VC's B flits, one per resident packet.
-struct InputVc {
+///
+/// Layout: the fields the switch allocator reads for every sending queue
+/// every cycle (the FIFO's head, `ready`, the output port and VC, the state)
+/// come first, and the queue starts a cache line, so that they are one line;
+/// the route and the VOQ fields follow in the second.
+struct alignas(64) InputVc {
   enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
-  DelayLine<Flit> fifo;  ///< entries carry the arrival cycle
-  State state = State::kIdle;
-  std::uint64_t ready = 0;        ///< cycle from which the next stage may act
-  StoredRoute route;              ///< candidates from RC
-  std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
+  DelayLine<Flit> fifo;     ///< entries carry the arrival cycle
+  std::uint64_t ready = 0;  ///< cycle from which the next stage may act
   int out_port = -1;
   int out_vc = -1;
   std::uint32_t packet = 0;
-  std::uint32_t occupancy = 0;    ///< traced: flits in the FIFO
+  std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
+  State state = State::kIdle;
+  std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
+  StoredRoute route;              ///< candidates from RC
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
   std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
   int next_port = -1;             ///< router.voq: per_output: the downstream output queue the packet was granted
@@ -164,7 +170,7 @@ class InputUnit : public sc_core::sc_module {
   /// waiting for VC allocation (kVcAlloc), sending (kActive), and maybe
   /// needing route computation (every idle queue with flits is set).
   QueueBits waiting_va, active, route_pending;
-  std::vector<int> vc_flits;  ///< per input VC: flits buffered in its queues, 0..B
+  std::array<int, 16> vc_flits{};  ///< per input VC (up to 16): flits buffered in its queues, 0..B
   /// VOQ: per input VC, the heads received in arrival order (queue and
   /// arrival number), trimmed lazily by the VC allocator.
   struct Arrival {
