@@ -58,12 +58,12 @@ class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
 
  public:
   using Entry = DelayEntry<T>;
-  DelayLine() : m_buf(this->inline_entries()), m_mask(Inline == 0 ? 0 : Inline - 1) {}
+  DelayLine() : m_buf(this->inline_entries()), m_mask(Inline == 0 ? 0 : Inline - 1), m_capacity(Inline) {}
   DelayLine(const DelayLine& o) : DelayLine() { *this = o; }
   DelayLine(DelayLine&& o) noexcept : DelayLine() { *this = std::move(o); }
   DelayLine& operator=(const DelayLine& o) {
     if (this == &o) return *this;
-    reserve(o.capacity());
+    reserve(o.m_capacity);
     m_head = 0;
     m_count = o.m_count;
     for (std::uint32_t i = 0; i < m_count; ++i) m_buf[i] = o.at(i);
@@ -75,25 +75,28 @@ class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
       m_heap = std::move(o.m_heap);
       m_buf = m_heap.get();
       m_mask = o.m_mask;
+      m_capacity = o.m_capacity;
       m_head = o.m_head;
       m_count = o.m_count;
     } else {  // its entries are inline: copy them into ours
       m_heap.reset();
       m_buf = this->inline_entries();
       m_mask = Inline == 0 ? 0 : Inline - 1;
+      m_capacity = Inline;
       m_head = 0;
       m_count = o.m_count;
       for (std::uint32_t i = 0; i < m_count; ++i) m_buf[i] = o.at(i);
     }
     o.m_buf = o.inline_entries();
     o.m_mask = Inline == 0 ? 0 : Inline - 1;
+    o.m_capacity = Inline;
     o.m_head = o.m_count = 0;
     return *this;
   }
   ~DelayLine() = default;
 
   void push(std::uint64_t ready, const T& item) {
-    if (m_count == capacity()) reserve(capacity() == 0 ? 8 : 2 * capacity());
+    if (m_count == m_capacity) reserve(m_capacity == 0 ? 8 : 2 * m_capacity);
     Entry& e = m_buf[(m_head + m_count) & m_mask];
     e.ready = ready;
     e.item = item;
@@ -111,19 +114,20 @@ class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
   void clear() { m_head = m_count = 0; }
 
  private:
-  std::uint32_t capacity() const { return m_buf != nullptr ? m_mask + 1 : 0; }
   /// Grows the storage to `cap` entries (a power of two), keeping the items.
   void reserve(std::uint32_t cap) {
-    if (cap <= capacity()) return;
+    if (cap <= m_capacity) return;
     std::unique_ptr<Entry[]> nb(new Entry[cap]);
     for (std::uint32_t i = 0; i < m_count; ++i) nb[i] = at(i);
     m_heap = std::move(nb);
     m_buf = m_heap.get();
     m_mask = cap - 1;
+    m_capacity = cap;
     m_head = 0;
   }
-  Entry* m_buf;          ///< the inline entries or m_heap; nullptr: none yet
-  std::uint32_t m_mask;  ///< capacity - 1 (capacity a power of two)
+  Entry* m_buf;              ///< the inline entries or m_heap; nullptr: none yet
+  std::uint32_t m_mask;      ///< capacity - 1 (capacity a power of two)
+  std::uint32_t m_capacity;  ///< entries the storage holds (0: none yet)
   std::uint32_t m_head = 0;
   std::uint32_t m_count = 0;
   std::unique_ptr<Entry[]> m_heap;  ///< storage beyond the inline entries
