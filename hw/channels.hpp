@@ -155,7 +155,7 @@ struct LinkDirection {
   const DelayLine<Flit, 4>& flits() const { return m_flits; }
   /// Credit codes: VC + 16 x (lane + 1) (credit_code), lane -1 for the
   /// VC's shared pool.
-  const DelayLine<std::uint16_t, 4>& credits() const { return m_credits; }
+  const DelayLine<std::uint16_t, 2>& credits() const { return m_credits; }
   PhitBundle bundle;
   Router* receiver = nullptr;  ///< woken when a flit is written
   int receiver_port = -1;      ///< the receiving router's input port (router.voq: per_output look-ahead)
@@ -201,10 +201,12 @@ struct LinkDirection {
   }
 
  private:
-  // Four entries inline: a link with the default latencies holds up to
-  // three flits in flight, so its reads stay in the direction's own lines.
+  // Entries inline, so that reads stay in the direction's own lines: with
+  // the default latencies a link holds up to four flits in flight (sent at
+  // c..c+3, the first read at c+3) and, from a multiplexed crossbar, two
+  // credits (one per cycle, one cycle each); more go to the heap.
   DelayLine<Flit, 4> m_flits;
-  DelayLine<std::uint16_t, 4> m_credits;
+  DelayLine<std::uint16_t, 2> m_credits;
   static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 
