@@ -7,6 +7,7 @@
 
 #include "hw/current_cycle.hpp"
 #include "hw/network_interface.hpp"
+#include "hw/switch_allocator_impl.hpp"
 
 namespace ftsim::hw {
 
@@ -107,108 +108,6 @@ bool SwitchAllocator::ready(const InputVc& iv, const std::vector<std::unique_ptr
   // receiver must not hold the sender for ever.
   const bool failed = op.link != nullptr && op.link->failed;
   return failed || (op.vcs[iv.out_vc].credits > 0 && (op.link == nullptr || !op.link->bundle.stop));
-}
-
-template <typename CrossbarSink>
-void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
-  if (m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
-    separable(x.in, x.out, x.active_ports, x.control, c, crossbar);
-    return;
-  }
-  m_grants.clear();
-  islip(x.in, x.out, x.control, c);
-  for (const SwitchGrant& g : m_grants) crossbar(g);
-}
-
-template <typename CrossbarSink>
-void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& in,
-                                const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
-                                std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar) {
-  const int radix = m_radix;
-  const int nq = m_nq;
-  const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
-  // Input stage: each crossbar input of port p picks one ready queue, round
-  // robin from the port's pointer. Multiplexed: one crossbar input per port
-  // (the node's port: injection_ports); per VC: one per input VC.
-  m_requests.clear();
-  std::uint64_t from_inputs = 0;  // outputs requested by input queues
-  for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
-    const int p = __builtin_ctzll(ports);
-    const InputUnit& ip = *in[static_cast<std::size_t>(p)];
-    const InputVc* const queues = ip.queues.data();
-    int picked = 0;
-    std::uint32_t vcs_picked = 0;
-    // Only sending queues can be ready: visit those, from the pointer on.
-    // Per-VC crossbar: at most one queue per input VC (with one queue per
-    // VC, every queue is its own VC).
-    const bool one_per_vc = per_vc && m_lanes > 1;
-    auto pick = [&](int q) {
-      if (one_per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
-      if (!ready(queues[q], out, c)) return false;
-      const int o = queues[q].out_port;
-      const int index = static_cast<int>(m_requests.size());
-      m_requests.push_back(Request{p, q, o});
-      if ((from_inputs >> o & 1U) == 0) m_first[o] = -1;  // o's first request this cycle
-      m_next[index] = m_first[o];
-      m_first[o] = index;
-      from_inputs |= 1ULL << o;
-      if (++picked == ip.crossbar_inputs) return true;
-      if (one_per_vc) vcs_picked |= 1U << (q / m_lanes);
-      return false;
-    };
-    ip.active.visit_from(m_in_rr[p], nq, pick);
-  }
-  const std::uint64_t requested_outputs = control | from_inputs;
-  if (requested_outputs == 0) return;
-  // Output stage: output o grants up to `capacity` crossbar inputs, round
-  // robin over the keys port * queues + queue; a control packet is key
-  // radix * queues (last in the round robin).
-  const int n_keys = radix * nq;
-  for (std::uint64_t m = requested_outputs; m != 0; m &= m - 1) {
-    const int o = __builtin_ctzll(m);
-    const OutputUnit& op = *out[static_cast<std::size_t>(o)];
-    int& rr = m_out_rr[o];
-    const bool has_control = control >> o & 1U;
-    const int modulus = has_control ? n_keys + 1 : n_keys;
-    for (int grant = 0; grant < op.capacity; ++grant) {
-      int win = -1;  // index into m_requests, or -2 for the control packet
-      int win_dist = modulus;
-      if (has_control && grant == 0) {
-        win = -2;
-        win_dist = n_keys - rr;
-      }
-      // Keys are unique, so the scan order of o's requests does not matter.
-      for (int i = (from_inputs >> o & 1U) ? m_first[o] : -1; i >= 0; i = m_next[i]) {
-        const Request& r = m_requests[static_cast<std::size_t>(i)];
-        if (r.out_port != o) continue;  // granted
-        int d = r.in_port * nq + r.queue - rr;
-        if (d < 0) d += modulus;
-        if (d < win_dist) {
-          win = i;
-          win_dist = d;
-        }
-      }
-      if (win == -1) break;
-      if (win == -2) {
-        rr = 0;
-        crossbar(SwitchGrant{-1, 0, o});
-        break;  // the control packet takes the link for this cycle
-      }
-      Request& r = m_requests[static_cast<std::size_t>(win)];
-      r.out_port = -1;                                           // granted
-      m_in_rr[r.in_port] = r.queue + 1 == nq ? 0 : r.queue + 1;  // (queue + 1) mod nq, queue < nq
-      // Multiplexed: the next search starts at the next port; per VC: at the next crossbar input.
-      // The next key after the winner's: per VC (port x nq + queue + 1) mod
-      // n_keys, multiplexed the next port's first key; both below 2 x n_keys.
-      if (per_vc) {
-        const int next = r.in_port * nq + r.queue + 1;
-        rr = next == n_keys ? 0 : next;
-      } else {
-        rr = r.in_port + 1 == radix ? 0 : (r.in_port + 1) * nq;
-      }
-      crossbar(SwitchGrant{r.in_port, r.queue, o});
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------

@@ -81,6 +81,8 @@ void SwitchAllocator::configure(int radix, int queues, int lanes) {
   m_requests.reserve(static_cast<std::size_t>(radix * queues));
   m_first.assign(static_cast<std::size_t>(radix), -1);
   m_next.assign(static_cast<std::size_t>(radix * queues), -1);
+  m_out_keys.assign(static_cast<std::size_t>(radix), 0);
+  use_key_sets(true);
   m_grants.reserve(static_cast<std::size_t>(radix * queues));
 }
 

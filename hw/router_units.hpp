@@ -341,9 +341,15 @@ class SwitchAllocator : public sc_core::sc_module {
   void configure(int radix, int queues, int lanes);
   /// Allocates cycle c and hands each grant, in grant order, to
   /// `crossbar(const SwitchGrant&)` (the crossbar's select lines). Defined
-  /// in router.cpp (the only caller), so the grant path inlines.
+  /// in hw/switch_allocator_impl.hpp, included where it is called, so the
+  /// grant path inlines.
   template <typename CrossbarSink>
   void allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar);
+  /// Separable input first: whether the output stage may use its one-word
+  /// key sets (set by configure() when radix x queues < 64; false: the
+  /// request lists, for any size). The two give the same grants; tests
+  /// compare them.
+  void use_key_sets(bool on) { m_key_sets = on && m_radix * m_nq < 64; }
 
  private:
   struct Request {
@@ -355,6 +361,14 @@ class SwitchAllocator : public sc_core::sc_module {
   template <typename CrossbarSink>
   void separable(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
                  std::uint64_t active_ports, std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
+  /// separable() when every key (port x queues + queue) and the control
+  /// packet's key fit one 64-bit word: each output's requests are a bit set
+  /// of keys, and its round-robin winner the first key at or after its
+  /// pointer (find-first-set), the same grants as the request lists.
+  template <typename CrossbarSink>
+  void separable_keys(const std::vector<std::unique_ptr<InputUnit>>& in,
+                      const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
+                      std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
   /// Fills m_grants.
   void islip(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
              std::uint64_t control, std::uint64_t c);
@@ -363,6 +377,7 @@ class SwitchAllocator : public sc_core::sc_module {
   int m_radix = 0;
   int m_nq = 1;
   int m_lanes = 1;
+  bool m_key_sets = false;      ///< separable: separable_keys() instead of the request lists
   std::vector<int> m_in_rr;     ///< per input port: next queue (separable) / accept pointer (iSLIP)
   std::vector<int> m_out_rr;    ///< per output port: next key (separable) / grant pointer (iSLIP)
   std::vector<int> m_queue_rr;  ///< iSLIP: per input port, next queue to serve a match
@@ -371,6 +386,8 @@ class SwitchAllocator : public sc_core::sc_module {
   /// (-1: none), chained through m_next, so an output scans its own only.
   std::vector<int> m_first;
   std::vector<int> m_next;
+  /// separable_keys: per output port, the keys requesting it this cycle.
+  std::vector<std::uint64_t> m_out_keys;
   std::vector<SwitchGrant> m_grants;  ///< iSLIP: this cycle's matches
   // iSLIP scratch (no allocation per cycle once sized).
   std::vector<int> m_scratch;             ///< per (port, queue): requested output, -1 none or served
