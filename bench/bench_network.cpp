@@ -1,5 +1,6 @@
-// Simulation speed benchmark (not a test): prints node-cycles per second and
-// peak resident memory for the configurations of docs/performance.md. Each
+// Simulation speed benchmark (not a test): prints node-cycles per second,
+// peak resident memory (and per router) and the model's state per router
+// and per VC (sizeof) for the configurations of docs/performance.md. Each
 // configuration runs in its own child process (SystemC elaborates once per
 // process), so the peak RSS printed is that configuration's alone.
 //
@@ -26,6 +27,7 @@
 #include <systemc>
 #include <vector>
 
+#include "hw/router.hpp"
 #include "tb/experiment_runner.hpp"
 
 namespace {
@@ -75,8 +77,19 @@ int run_one(int argc, char* argv[]) {
       "peak RSS %7.1f MiB  %5lld routers  %6.1f KiB/router\n",
       label.c_str(), load.c_str(), j["node_cycles_per_second"].get<double>() / 1e6, j["accepted_load"].get<double>(),
       j["latency_cycles"]["mean"].is_number() ? j["latency_cycles"]["mean"].get<double>() : 0.0,  // no packet delivered
-      j["cycles"].get<long long>(), j["simulation_seconds"].get<double>(),
-      rss_mib, routers, rss_mib * 1024.0 / static_cast<double>(routers));
+      j["cycles"].get<long long>(), j["simulation_seconds"].get<double>(), rss_mib, routers,
+      rss_mib * 1024.0 / static_cast<double>(routers));
+  // The model's own state (sizeof, this build): per router and per VC; the
+  // rest of the peak RSS is SystemC's objects, names and processes, the
+  // traffic endpoints and the flits' FIFO storage as it grows.
+  const std::size_t fifo_entry = sizeof(ftsim::hw::DelayEntry<ftsim::hw::Flit>);
+  std::printf(
+      "%-28s state: Router %zu B, per port InputUnit %zu B + OutputUnit %zu B; per VC InputVc %zu B + OutputVc %zu "
+      "B + FIFO %d flits x %zu B = %zu B\n",
+      "", sizeof(ftsim::hw::Router), sizeof(ftsim::hw::InputUnit), sizeof(ftsim::hw::OutputUnit),
+      sizeof(ftsim::hw::InputVc), sizeof(ftsim::hw::OutputVc), cfg.router.buffer_flits, fifo_entry,
+      sizeof(ftsim::hw::InputVc) + sizeof(ftsim::hw::OutputVc) +
+          static_cast<std::size_t>(cfg.router.buffer_flits) * fifo_entry);
   return r.exit_code;
 }
 
