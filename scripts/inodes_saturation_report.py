@@ -41,13 +41,15 @@ def load_points_csv(path, data=None):
     data = data if data is not None else defaultdict(lambda: defaultdict(dict))
     with open(path) as f:
         for r in csv.DictReader(f):
-            data[r["series"]][int(r["faults"])][int(r["draw"])] = (
-                float(r["saturation_throughput"]), float(r["peak"]), float(r["knee_load"]))
+            point = (float(r["saturation_throughput"]), float(r["peak"]), float(r["knee_load"]))
+            if r.get("probes"):  # kept, so rewriting the file loses nothing
+                point += (int(r["probes"]),)
+            data[r["series"]][int(r["faults"])][int(r["draw"])] = point
     return data
 
 
 def load(d, points_csv=""):
-    """{series: {faults: {draw: (throughput, peak, knee_load)}}} from the
+    """{series: {faults: {draw: (throughput, peak, knee_load[, probes])}}} from the
     grid's JSON files under d, and from a points CSV when given (the
     committed summary of an earlier grid)."""
     data = defaultdict(lambda: defaultdict(dict))

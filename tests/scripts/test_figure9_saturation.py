@@ -81,6 +81,22 @@ class SaturationReport(unittest.TestCase):
             rows = list(csv.DictReader(f))
         self.assertEqual(len(rows), 7)
 
+    def test_rewriting_the_points_csv_keeps_every_field(self):
+        # The report rewrites --points-csv with the old rows and the new JSON
+        # points; a row read back from it must come out unchanged, probes
+        # included (an earlier version dropped them on every rewrite).
+        path = os.path.join(self.tmp.name, "points.csv")
+        with open(path, "w", newline="") as f:
+            f.write("series,faults,draw,saturation_throughput,peak,knee_load,probes\n")
+            f.write("4vc/D+M,1,1,359.7733,404.8213,0.7159,9\n")
+        for _ in range(2):
+            rep.write_points_csv(rep.load(os.path.join(self.tmp.name, "none"), path), path)
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 1)
+        self.assertEqual([rows[0][k] for k in rep.POINT_FIELDS],
+                         ["4vc/D+M", "1", "1", "359.7733", "404.8213", "0.7159", "9"])
+
 
 class CommittedFigure9(unittest.TestCase):
     def test_no_mechanism_gains_throughput_from_faults(self):
