@@ -109,8 +109,11 @@ class QueueBits {
   }
   /// Round robin: visit(from, to, f), then visit(0, from, f) unless f
   /// stopped it. One word (up to 64 queues): a single rotated scan.
+  /// Always inlined, with no call inside, so the caller's closure stays in
+  /// registers (a call would keep every variable it captures in memory:
+  /// +3% instructions in the switch allocator, measured).
   template <typename F>
-  bool visit_from(int from, int to, F&& f) const {
+  __attribute__((always_inline)) bool visit_from(int from, int to, F&& f) const {
     if (m_words.size() == 1) {
       const std::uint64_t w = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
       const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
@@ -120,7 +123,20 @@ class QueueBits {
         if (f(__builtin_ctzll(bits))) return true;
       return false;
     }
-    return visit(from, to, f) || visit(0, from, f);
+    // [from, to), then [0, from).
+    for (int pass = 0; pass < 2; ++pass) {
+      const int lo = pass == 0 ? from : 0;
+      const int hi = pass == 0 ? to : from;
+      for (int w = lo >> 6; w << 6 < hi; ++w) {
+        std::uint64_t bits = m_words[static_cast<std::size_t>(w)];
+        if (w == lo >> 6) bits &= ~0ULL << (lo & 63);
+        const int base = w << 6;
+        if (hi - base < 64) bits &= (1ULL << (hi - base)) - 1;  // below hi
+        for (; bits != 0; bits &= bits - 1)
+          if (f(base + __builtin_ctzll(bits))) return true;
+      }
+    }
+    return false;
   }
 
  private:
@@ -358,6 +374,15 @@ class SwitchAllocator : public sc_core::sc_module {
   /// True when input queue `iv`, which is in kActive, may send a flit at
   /// cycle c (credits, STOP).
   bool ready(const InputVc& iv, const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t c) const;
+  /// Separable allocation's input stage, shared by both output-stage forms:
+  /// each crossbar input of every active port picks one ready queue, round
+  /// robin from the port's pointer, and hands it to record(p, q, key, o, first) (key: p x queues + q)
+  /// (first: o's first request this cycle). Returns the requested outputs
+  /// (bit o).
+  template <typename Record>
+  std::uint64_t separable_input_stage(const std::vector<std::unique_ptr<InputUnit>>& in,
+                                      const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
+                                      std::uint64_t c, Record&& record);
   template <typename CrossbarSink>
   void separable(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
                  std::uint64_t active_ports, std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);

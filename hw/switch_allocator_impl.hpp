@@ -22,6 +22,45 @@ void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, Cros
   for (const SwitchGrant& g : m_grants) crossbar(g);
 }
 
+template <typename Record>
+std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::unique_ptr<InputUnit>>& in,
+                                                     const std::vector<std::unique_ptr<OutputUnit>>& out,
+                                                     std::uint64_t active_ports, std::uint64_t c, Record&& record) {
+  // Multiplexed: one crossbar input per port (the node's port:
+  // injection_ports); per VC: one per input VC, so at most one queue per
+  // input VC (with one queue per VC, every queue is its own VC).
+  const int nq = m_nq;
+  const int lanes = m_lanes;
+  const bool one_per_vc = m_params.crossbar == CrossbarKind::kPerVc && lanes > 1;
+  int* const in_rr = m_in_rr.data();
+  std::uint64_t requested = 0;  // outputs requested by input queues
+  for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
+    const int p = __builtin_ctzll(ports);
+    const InputUnit& ip = *in[static_cast<std::size_t>(p)];
+    const InputVc* const queues = ip.queues.data();
+    const int first_key = p * nq;
+    int picked = 0;
+    std::uint32_t vcs_picked = 0;
+    // Only sending queues can be ready: visit those, from the pointer on.
+    auto pick = [&](int q) {
+      if (one_per_vc && (vcs_picked >> (q / lanes) & 1U)) return false;
+      if (!ready(queues[q], out, c)) return false;
+      const int o = queues[q].out_port;
+      if ((requested >> o & 1U) == 0) {  // o's first request this cycle
+        record(p, q, first_key + q, o, true);
+        requested |= 1ULL << o;
+      } else {
+        record(p, q, first_key + q, o, false);
+      }
+      if (++picked == ip.crossbar_inputs) return true;
+      if (one_per_vc) vcs_picked |= 1U << (q / lanes);
+      return false;
+    };
+    ip.active.visit_from(in_rr[p], nq, pick);
+  }
+  return requested;
+}
+
 template <typename CrossbarSink>
 void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& in,
                                 const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
@@ -33,37 +72,15 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
   const int radix = m_radix;
   const int nq = m_nq;
   const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
-  // Input stage: each crossbar input of port p picks one ready queue, round
-  // robin from the port's pointer. Multiplexed: one crossbar input per port
-  // (the node's port: injection_ports); per VC: one per input VC.
+  // Input stage: each pick joins its output's request chain.
   m_requests.clear();
-  std::uint64_t from_inputs = 0;  // outputs requested by input queues
-  for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
-    const int p = __builtin_ctzll(ports);
-    const InputUnit& ip = *in[static_cast<std::size_t>(p)];
-    const InputVc* const queues = ip.queues.data();
-    int picked = 0;
-    std::uint32_t vcs_picked = 0;
-    // Only sending queues can be ready: visit those, from the pointer on.
-    // Per-VC crossbar: at most one queue per input VC (with one queue per
-    // VC, every queue is its own VC).
-    const bool one_per_vc = per_vc && m_lanes > 1;
-    auto pick = [&](int q) {
-      if (one_per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
-      if (!ready(queues[q], out, c)) return false;
-      const int o = queues[q].out_port;
-      const int index = static_cast<int>(m_requests.size());
-      m_requests.push_back(Request{p, q, o});
-      if ((from_inputs >> o & 1U) == 0) m_first[o] = -1;  // o's first request this cycle
-      m_next[index] = m_first[o];
-      m_first[o] = index;
-      from_inputs |= 1ULL << o;
-      if (++picked == ip.crossbar_inputs) return true;
-      if (one_per_vc) vcs_picked |= 1U << (q / m_lanes);
-      return false;
-    };
-    ip.active.visit_from(m_in_rr[p], nq, pick);
-  }
+  const std::uint64_t from_inputs =
+      separable_input_stage(in, out, active_ports, c, [this](int p, int q, int /*key*/, int o, bool first_for_o) {
+        const int index = static_cast<int>(m_requests.size());
+        m_requests.push_back(Request{p, q, o});
+        m_next[index] = first_for_o ? -1 : m_first[o];
+        m_first[o] = index;
+      });
   const std::uint64_t requested_outputs = control | from_inputs;
   if (requested_outputs == 0) return;
   // Output stage: output o grants up to `capacity` crossbar inputs, round
@@ -125,36 +142,13 @@ void SwitchAllocator::separable_keys(const std::vector<std::unique_ptr<InputUnit
   const int nq = m_nq;
   const int n_keys = radix * nq;  // < 64: key n_keys is the control packet's
   const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
-  const bool one_per_vc = per_vc && m_lanes > 1;
   std::uint64_t* const out_keys = m_out_keys.data();
-  // Input stage, as in separable(): each crossbar input of port p picks one
-  // ready queue, round robin from the port's pointer; the pick sets its key
-  // in the requested output's set.
-  std::uint64_t from_inputs = 0;  // outputs requested by input queues
-  for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
-    const int p = __builtin_ctzll(ports);
-    const InputUnit& ip = *in[static_cast<std::size_t>(p)];
-    const InputVc* const queues = ip.queues.data();
-    const int first_key = p * nq;
-    int picked = 0;
-    std::uint32_t vcs_picked = 0;
-    auto pick = [&](int q) {
-      if (one_per_vc && (vcs_picked >> (q / m_lanes) & 1U)) return false;
-      if (!ready(queues[q], out, c)) return false;
-      const int o = queues[q].out_port;
-      const std::uint64_t bit = 1ULL << (first_key + q);
-      if ((from_inputs >> o & 1U) == 0) {  // o's first request this cycle
-        out_keys[o] = bit;
-        from_inputs |= 1ULL << o;
-      } else {
-        out_keys[o] |= bit;
-      }
-      if (++picked == ip.crossbar_inputs) return true;
-      if (one_per_vc) vcs_picked |= 1U << (q / m_lanes);
-      return false;
-    };
-    ip.active.visit_from(m_in_rr[p], nq, pick);
-  }
+  // Input stage: each pick sets its key in the requested output's set.
+  const std::uint64_t from_inputs = separable_input_stage(
+      in, out, active_ports, c, [out_keys](int /*p*/, int /*q*/, int key, int o, bool first_for_o) {
+        const std::uint64_t bit = 1ULL << key;
+        out_keys[o] = first_for_o ? bit : out_keys[o] | bit;
+      });
   const std::uint64_t requested_outputs = control | from_inputs;
   // Output stage: output o grants up to `capacity` crossbar inputs; the
   // winner is the first requesting key at or after the pointer, else the

@@ -568,24 +568,29 @@ TEST(RouterUnit, QueueBitsVisitsTheSetQueuesInRoundRobinOrderLikeAFullScan) {
       bits.reset(n / 2);
       ref[static_cast<std::size_t>(n / 2)] = false;
     }
-    for (int from = 0; from < n; ++from) {
-      std::vector<int> expected;
-      for (int i = 0, q = from; i < n; ++i, q = q + 1 == n ? 0 : q + 1)
-        if (ref[static_cast<std::size_t>(q)]) expected.push_back(q);
-      std::vector<int> got;
-      bits.visit_from(from, n, [&](int q) {
-        got.push_back(q);
-        return false;
-      });
-      ASSERT_EQ(got, expected) << "n=" << n << " from=" << from;
-      // Stopping after the second visited queue.
-      std::vector<int> stopped;
-      const bool stop = bits.visit_from(from, n, [&](int q) {
-        stopped.push_back(q);
-        return stopped.size() == 2;
-      });
-      EXPECT_EQ(stop, expected.size() >= 2);
-      EXPECT_EQ(stopped.size(), std::min<std::size_t>(2, expected.size()));
+    // Over every queue (to = n) and over a prefix (to < n: the queues at
+    // and above `to` are never visited).
+    for (int step = 0; step < 2; ++step) {
+      const int to = step == 0 ? n : std::max(1, n - 5);
+      for (int from = 0; from < to; ++from) {
+        std::vector<int> expected;
+        for (int i = 0, q = from; i < to; ++i, q = q + 1 == to ? 0 : q + 1)
+          if (ref[static_cast<std::size_t>(q)]) expected.push_back(q);
+        std::vector<int> got;
+        bits.visit_from(from, to, [&](int q) {
+          got.push_back(q);
+          return false;
+        });
+        ASSERT_EQ(got, expected) << "n=" << n << " to=" << to << " from=" << from;
+        // Stopping after the second visited queue.
+        std::vector<int> stopped;
+        const bool stop = bits.visit_from(from, to, [&](int q) {
+          stopped.push_back(q);
+          return stopped.size() == 2;
+        });
+        EXPECT_EQ(stop, expected.size() >= 2);
+        EXPECT_EQ(stopped.size(), std::min<std::size_t>(2, expected.size()));
+      }
     }
   }
 }
