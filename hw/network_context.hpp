@@ -222,8 +222,14 @@ struct NetworkStats {
   bool in_window(std::uint64_t c) const { return c >= window_start && c < window_end; }
 };
 
+class RouterClock;
+
 struct NetworkContext {
   RouterParams params;
+  /// Clocks the network's routers with one process (RouterClock); nullptr:
+  /// each router has its own clocked SC_METHOD (a router on its own, as in
+  /// the unit tests). Set before the routers are built.
+  RouterClock* router_clock = nullptr;
   const routing::RoutingRelation* relation = nullptr;
   const routing::Topology* topology = nullptr;
   PacketStore packets;

@@ -36,7 +36,8 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
       clk("clk"),
       m_va("vc_allocator", ctx.params.vc_allocator),
       m_sa("switch_allocator", ctx.params),
-      m_xbar("crossbar") {
+      m_xbar("crossbar"),
+      m_clock(ctx.router_clock) {
   const int vcs = ctx.params.vcs;
   // VOQ: a resident packet holds at least one flit, so B queues per VC suffice.
   m_lanes = ctx.params.queues == QueueOrganisation::kVoq ? ctx.params.buffer_flits : 1;
@@ -64,12 +65,41 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_hold_transit = m_mechanism->hold_transit();
     m_vc_allocated_hook = m_mechanism->wants_vc_allocated();
   }
-  SC_METHOD(tick);
-  sensitive << clk.pos();
-  dont_initialize();
+  if (m_clock != nullptr) {
+    m_clock->add(this);
+  } else {
+    SC_METHOD(tick);
+    sensitive << clk.pos();
+    dont_initialize();
+  }
 }
 
 Router::~Router() = default;
+
+void Router::sleep() {
+  m_sleeping = true;
+  if (m_clock == nullptr) next_trigger(m_wake_event);  // else the RouterClock skips it until wake()
+}
+
+RouterClock::RouterClock(sc_core::sc_module_name name) : sc_module(name), clk("clk") {
+  SC_METHOD(step);
+  sensitive << clk.pos() << m_wake;
+  dont_initialize();
+}
+
+void RouterClock::step() {
+  m_stepping = true;  // wakes during the step join m_pending without a notification
+  if (clk.posedge())
+    for (Router* r : m_routers)
+      if (!r->m_sleeping) r->tick();
+  while (!m_pending.empty()) {  // woken since: ticked now (tick() skips a router already ticked this cycle)
+    m_batch.swap(m_pending);
+    for (Router* r : m_batch)
+      if (!r->m_sleeping) r->tick();
+    m_batch.clear();
+  }
+  m_stepping = false;
+}
 
 // ---------------------------------------------------------------------------
 // The units' per-cycle paths, here so that they inline into the router's
@@ -632,8 +662,7 @@ bool Router::has_work() const {
 
 void Router::tick() {
   if (m_failed) {
-    m_sleeping = true;
-    next_trigger(m_wake_event);
+    sleep();
     return;
   }
   const std::uint64_t c = now();
@@ -685,10 +714,7 @@ void Router::tick() {
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
-  if (!m_ctx.trace_mode && !has_work()) {
-    m_sleeping = true;
-    next_trigger(m_wake_event);
-  }
+  if (!m_ctx.trace_mode && !has_work()) sleep();
 }
 
 void Router::discard_front(int p, int q, std::uint64_t now) {

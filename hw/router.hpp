@@ -121,15 +121,17 @@ struct RouterDatapath {
   std::vector<std::uint64_t> m_older_ports;  ///< per queue of the current input port
 };
 
-/// The router: one clocked SC_METHOD that evaluates its units (child
-/// modules, hw/router_units.hpp) in reverse pipeline order from registered
-/// state: receive -> switch allocation + crossbar traversal -> VC allocation
-/// -> route computation (see docs/architecture.md for why the units have no
-/// processes of their own). Children: `input_<port>` and `output_<port>` per
-/// port (each with `vc<i>`), `route_unit`, `vc_allocator`,
-/// `switch_allocator`, `crossbar`. A router with nothing buffered and nothing
-/// arriving sleeps on an event until a neighbour or its network interface
-/// writes to it, so idle routers cost nothing.
+/// The router: a tick once a cycle (called by the network's RouterClock, or
+/// by the router's own clocked SC_METHOD when NetworkContext::router_clock
+/// is null) that evaluates its units (child modules, hw/router_units.hpp) in
+/// reverse pipeline order from registered state: receive -> switch
+/// allocation + crossbar traversal -> VC allocation -> route computation
+/// (see docs/architecture.md for why the units have no processes of their
+/// own). Children: `input_<port>` and `output_<port>` per port (each with
+/// `vc<i>`), `route_unit`, `vc_allocator`, `switch_allocator`, `crossbar`.
+/// A router with nothing buffered and nothing arriving sleeps until a
+/// neighbour or its network interface writes to it, so idle routers cost
+/// nothing.
 ///
 /// Flow control is credit based; wormhole allocates a downstream VC only
 /// when it is empty (atomic allocation) or, with `vc_realloc: non_atomic`,
@@ -158,12 +160,7 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   void attach_interface(NetworkInterface* ni) { m_nis.push_back(ni); }
 
   /// Wakes a sleeping router (called by writers of its channels).
-  void wake() {
-    if (m_sleeping) {
-      m_sleeping = false;
-      m_wake_event.notify(sc_core::SC_ZERO_TIME);
-    }
-  }
+  void wake();
 
   /// Fault handling. fail(): every flit in this router's buffers belongs to a
   /// dropped packet (switch_failure) and the router stops.
@@ -275,9 +272,13 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   int m_buffered = 0;
   int m_waiting_va = 0;  // input queues in kVcAlloc
   std::uint64_t m_seen_drop_epoch = 0;
+  /// Stops ticking until wake(): nothing buffered and nothing arriving.
+  void sleep();
+  friend class RouterClock;    // ticks the routers it clocks
+  RouterClock* const m_clock;  ///< nullptr: this router's own SC_METHOD ticks it
   bool m_sleeping = false;
   bool m_failed = false;
-  sc_core::sc_event m_wake_event;
+  sc_core::sc_event m_wake_event;  ///< own process only: ends a sleep
   // Ports with something to read (LinkDirection's port sets): flits on an
   // input link, credits on an output link, flits on the link to a network
   // interface (which this router ticks).
@@ -286,6 +287,48 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   std::uint64_t m_eject_ports = 0;
   InputVc m_lookahead;  ///< scratch of lookahead()
 };
+
+/// Clocks every router of a network with one SC_METHOD instead of one per
+/// router (docs/architecture.md, "Deviations", 1): on each rising edge it
+/// ticks the routers that are awake, in the order they were added; a router
+/// woken later in that time step (by a network interface, a fault, or a
+/// router ticked after it) is ticked in a delta cycle of the same step, as
+/// its own process would have been. Channels written at cycle t are read
+/// from t + 1, so the order of ticks inside a cycle does not change a
+/// result. Saves the kernel's per-router activation (measured:
+/// docs/performance.md).
+class RouterClock : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clk;
+
+  SC_HAS_PROCESS(RouterClock);
+  explicit RouterClock(sc_core::sc_module_name name);
+  /// Called by Router's constructor when NetworkContext::router_clock is this.
+  void add(Router* r) { m_routers.push_back(r); }
+  /// A sleeping router r was woken: tick it this time step.
+  void woken(Router* r) {
+    m_pending.push_back(r);
+    if (!m_stepping) m_wake.notify(sc_core::SC_ZERO_TIME);
+  }
+
+ private:
+  void step();
+  std::vector<Router*> m_routers;
+  std::vector<Router*> m_pending;  ///< woken since the last step
+  std::vector<Router*> m_batch;
+  sc_core::sc_event m_wake;
+  bool m_stepping = false;
+};
+
+inline void Router::wake() {
+  if (m_sleeping) {
+    m_sleeping = false;
+    if (m_clock != nullptr)
+      m_clock->woken(this);
+    else
+      m_wake_event.notify(sc_core::SC_ZERO_TIME);
+  }
+}
 
 // Defined here because it wakes the upstream Router (per flit: inline).
 inline void InputUnit::return_credit(int v, int lane, std::uint64_t now, int latency) {

@@ -10,7 +10,9 @@ with bubble flow control, the 8x8x8 torus of Figure 9 with faults, the fat
 tree under DDLR, ADLR, DDRC and virtual output queues, iSLIP, the per-VC
 crossbar, two injection ports, MiKANT, DQR and a run that deadlocks.
 
-Usage: same_behaviour.py --a OLD_BIN --b NEW_BIN [--jobs N] [--only SUBSTRING]
+Usage: same_behaviour.py --a OLD_BIN --b NEW_BIN [--jobs N] [--only SUBSTRING] [--b-set KEY=VALUE ...]
+(--b-set: extra settings for B only, so one binary can be compared with
+itself under two settings, e.g. sim.router_processes=per_router)
 Exit 0 when every configuration agrees; 1 with the differences otherwise.
 """
 import argparse
@@ -80,7 +82,7 @@ def exact_differences(a, b, path=""):
 
 def check(args, name, exp, sets, tmp):
     ra = run(args.a, exp, sets, os.path.join(tmp, name + "-a"))
-    rb = run(args.b, exp, sets, os.path.join(tmp, name + "-b"))
+    rb = run(args.b, exp, sets + args.b_set, os.path.join(tmp, name + "-b"))
     diffs = []
     if ra[0] != rb[0]:
         diffs.append(f"exit code {ra[0]} -> {rb[0]}")
@@ -97,6 +99,9 @@ def main():
     ap.add_argument("--b", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="")
+    ap.add_argument("--b-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra --set for B only (repeatable), e.g. sim.router_processes=per_router with --a and "
+                         "--b the same binary")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     configs = [c for c in CONFIGS if args.only in c[0]]

@@ -459,7 +459,7 @@ void parse_traffic(const Ctx& c, const YAML::Node& t, ExperimentConfig& cfg) {
 void parse_sim(const Ctx& c, const YAML::Node& s, ExperimentConfig& cfg) {
   check_map(c, s, "sim",
             {"warmup_cycles", "measure_cycles", "max_drain_cycles", "seed", "window_cycles", "watchdog_cycles",
-             "deadlock_is_outcome", "period_ns", "check_deadlock_freedom"});
+             "deadlock_is_outcome", "period_ns", "check_deadlock_freedom", "router_processes"});
   auto& m = cfg.sim;
   constexpr std::int64_t kMax = std::int64_t{1} << 40;
   if (s["warmup_cycles"]) m.warmup_cycles = get_num<std::int64_t>(c, s["warmup_cycles"], "sim.warmup_cycles", 0, kMax);
@@ -476,6 +476,12 @@ void parse_sim(const Ctx& c, const YAML::Node& s, ExperimentConfig& cfg) {
   if (s["deadlock_is_outcome"])
     m.deadlock_is_outcome = get_bool(c, s["deadlock_is_outcome"], "sim.deadlock_is_outcome");
   if (s["period_ns"]) m.period_ns = get_num<double>(c, s["period_ns"], "sim.period_ns", 0.001, 1e6);
+  if (s["router_processes"]) {
+    m.router_processes = get_str(c, s["router_processes"], "sim.router_processes");
+    if (m.router_processes != "shared" && m.router_processes != "per_router")
+      throw ConfigError(fmt::format("{} = '{}': allowed shared, per_router", c.key("sim.router_processes"),
+                                    m.router_processes));
+  }
 }
 
 /// The faults section: a list of faults, or a mapping with the schedule,
@@ -749,7 +755,8 @@ nlohmann::json resolved_config_json(const ExperimentConfig& cfg) {
               {"watchdog_cycles", m.watchdog_cycles},
               {"deadlock_is_outcome", m.deadlock_is_outcome},
               {"check_deadlock_freedom", m.check_deadlock_freedom},
-              {"period_ns", m.period_ns}};
+              {"period_ns", m.period_ns},
+              {"router_processes", m.router_processes}};
   nlohmann::json schedule = nlohmann::json::array();
   for (const auto& f : cfg.faults.schedule) {
     nlohmann::json e;

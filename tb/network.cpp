@@ -57,6 +57,7 @@ void Network::check_memory(const routing::Topology& t, const ExperimentConfig& c
 Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, const NetworkOptions& options)
     : sc_module(name),
       clk("clk", sc_core::sc_time(cfg.sim.period_ns, sc_core::SC_NS)),
+      router_clock("router_clock"),
       routers("router"),
       interfaces("ni"),
       table_targets("table"),
@@ -67,6 +68,9 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       trace_endpoints("trace_endpoint") {
   m_topo = routing::make_topology(cfg.topology);
   setup_relation_and_context(cfg);
+  router_clock.clk(clk);
+  if (cfg.sim.router_processes == "shared")
+    m_ctx.router_clock = &router_clock;  // the routers built below register with it
   m_pattern = std::make_unique<TrafficPattern>(*m_topo, cfg.traffic);
   check_memory(*m_topo, cfg);
   for (int i = 0; i < 2 * m_topo->num_links(); ++i) {

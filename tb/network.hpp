@@ -49,6 +49,8 @@ class Network : public sc_core::sc_module {
   ~Network() override;
 
   sc_core::sc_clock clk;
+  /// Ticks every router (one process for the network, hw::RouterClock).
+  hw::RouterClock router_clock;
   sc_core::sc_vector<hw::Router> routers;
   sc_core::sc_vector<hw::NetworkInterface> interfaces;
   sc_core::sc_vector<hw::TableTarget> table_targets;
