@@ -170,12 +170,11 @@ def plot(rows, outdir):
         lines = ", ".join(f"'{dat}' index {i} using 1:2:3 with yerrorlines lw 1.5 title '{s.split('/', 1)[1]}'"
                           for i, s in enumerate(series))
         maxf = max(r["faults"] for r in sel)
-        script = (f"set terminal pngcairo noenhanced size 900,600; set output '{png}';"
+        script = (f"set terminal pngcairo noenhanced size 1000,600; set output '{png}';"
                   f"set title \"{title}: saturation throughput of the 8x8x8 torus against link faults\\n"
-                  f"payload flits/cycle at the knee (ftsim analyze saturation), mean over fault draws, bars: standard"
-                  f" error\";"
+                  f"knee (ftsim analyze saturation), mean over fault draws, bars: standard error\";"
                   "set xlabel 'faulty links'; set ylabel 'saturation throughput (payload flits/cycle, whole network)';"
-                  "set key below left Left reverse width 3; set grid;"
+                  "set key outside right top vertical Left reverse; set grid;"
                   f"set xrange [-0.5:{maxf + 0.5}]; set xtics 1;"
                   f"plot {lines}")
         subprocess.run(["gnuplot", "-e", script], check=True)
