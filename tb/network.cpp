@@ -238,9 +238,11 @@ void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
         [](RequestReplyEndpoint&) {});
     return;
   }
+  injection_calendar = std::make_unique<InjectionCalendar>("injection_calendar", clk.period());
   generators.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new TrafficGenerator(("gen_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str(), static_cast<int>(n),
-                                *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period());
+                                *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period(),
+                                injection_calendar.get());
   });
   sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
     return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());

@@ -56,6 +56,8 @@ class Network : public sc_core::sc_module {
   sc_core::sc_vector<hw::TableTarget> table_targets;
   /// Empty when NetworkOptions::traffic_endpoints is false.
   sc_core::sc_vector<TrafficGenerator> generators;
+  /// Wakes the generators (one process for all of them); null without them.
+  std::unique_ptr<InjectionCalendar> injection_calendar;
   sc_core::sc_vector<MessageSink> sinks;
   /// traffic.kind request_reply: one closed-loop endpoint per node instead of
   /// a generator and a sink (empty otherwise).

@@ -1,5 +1,6 @@
 #include "tb/traffic_generator.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "hw/network_interface.hpp"
@@ -14,7 +15,8 @@ std::uint64_t derive_seed(std::uint64_t master, std::uint64_t component) {
 }
 
 TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, routing::NodeId node, const TrafficPattern& pattern,
-                                   const TrafficSpec& spec, std::uint64_t seed, sc_core::sc_time period)
+                                   const TrafficSpec& spec, std::uint64_t seed, sc_core::sc_time period,
+                                   InjectionCalendar* calendar)
     : sc_module(name),
       socket("socket"),
       m_node(node),
@@ -23,7 +25,11 @@ TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, routing::NodeId
       m_rng(seed),
       m_period(period),
       m_prob(spec.load / spec.mean_packet_flits()) {
-  SC_METHOD(fire);  // first activation at time 0 only schedules the first packet
+  if (calendar != nullptr) {
+    calendar->add(this);
+  } else {
+    SC_METHOD(fire);  // first activation at time 0 only schedules the first packet
+  }
 }
 
 std::uint64_t TrafficGenerator::next_gap() {
@@ -33,13 +39,12 @@ std::uint64_t TrafficGenerator::next_gap() {
   return 1 + static_cast<std::uint64_t>(std::floor(std::log(x) / std::log1p(-m_prob)));
 }
 
-void TrafficGenerator::fire() {
-  if (m_stopped) return;  // no next_trigger: the process stays asleep
-  if (!m_started) {
-    m_started = true;
-    next_trigger(m_period * static_cast<double>(next_gap()));
-    return;
-  }
+std::uint64_t TrafficGenerator::first_gap() {
+  return m_stopped ? 0 : next_gap();
+}
+
+std::uint64_t TrafficGenerator::fire_packet() {
+  if (m_stopped) return 0;
   const routing::NodeId dst = m_pattern.destination(m_node, m_rng);
   int flits = m_spec.packet_flits;
   if (m_spec.packet_flits_long > 0) {
@@ -53,7 +58,56 @@ void TrafficGenerator::fire() {
     else if (status == tlm::TLM_GENERIC_ERROR_RESPONSE)
       m_stopped = true;  // node failed
   }
-  if (!m_stopped) next_trigger(m_period * static_cast<double>(next_gap()));
+  return m_stopped ? 0 : next_gap();
+}
+
+void TrafficGenerator::fire() {
+  // No next_trigger once stopped: the process stays asleep.
+  const std::uint64_t gap = m_started ? fire_packet() : first_gap();
+  m_started = true;
+  if (gap != 0) next_trigger(m_period * static_cast<double>(gap));
+}
+
+InjectionCalendar::InjectionCalendar(sc_core::sc_module_name name, sc_core::sc_time period)
+    : sc_module(name), m_period(period) {
+  SC_METHOD(step);  // first activation at time 0 draws every generator's first gap
+}
+
+namespace {
+// std heap order for a min-heap on (cycle, generator).
+struct LaterDue {
+  template <typename D>
+  bool operator()(const D& a, const D& b) const {
+    return a.cycle != b.cycle ? a.cycle > b.cycle : a.generator > b.generator;
+  }
+};
+}  // namespace
+
+void InjectionCalendar::step() {
+  const std::uint64_t now = sc_core::sc_time_stamp().value() / m_period.value();
+  if (!m_started) {
+    m_started = true;
+    for (std::uint32_t i = 0; i < m_generators.size(); ++i)
+      if (const std::uint64_t gap = m_generators[i]->first_gap(); gap != 0) m_heap.push_back(Due{now + gap, i});
+    std::make_heap(m_heap.begin(), m_heap.end(), LaterDue{});
+    schedule(now);
+    return;
+  }
+  while (!m_heap.empty() && m_heap.front().cycle <= now) {
+    std::pop_heap(m_heap.begin(), m_heap.end(), LaterDue{});
+    Due& d = m_heap.back();
+    if (const std::uint64_t gap = m_generators[d.generator]->fire_packet(); gap != 0) {
+      d.cycle = now + gap;
+      std::push_heap(m_heap.begin(), m_heap.end(), LaterDue{});
+    } else {
+      m_heap.pop_back();  // stopped: not woken again
+    }
+  }
+  schedule(now);
+}
+
+void InjectionCalendar::schedule(std::uint64_t now) {
+  if (!m_heap.empty()) next_trigger(m_period * static_cast<double>(m_heap.front().cycle - now));
 }
 
 MessageSink::MessageSink(sc_core::sc_module_name name) : sc_module(name), socket("socket") {

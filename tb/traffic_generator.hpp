@@ -34,19 +34,32 @@ tlm::tlm_response_status send_message(Socket& socket, tlm::tlm_generic_payload& 
   return gp.get_response_status();
 }
 
+class InjectionCalendar;
+
 /// Bernoulli injection: each cycle a new packet is created with probability
 /// load / mean packet length, so the offered load is `load` flits/node/cycle.
 /// The gap to the next packet is drawn from the equivalent geometric
-/// distribution, so the process wakes once per packet, not once per cycle.
+/// distribution, so the generator wakes once per packet, not once per cycle.
 /// Messages go out through `socket` with b_transport (address = destination).
+/// Its draws come from its own random stream, so the packets it creates
+/// (cycle, destination, length) do not depend on who wakes it: its own
+/// process (calendar null) or an InjectionCalendar shared by a network's
+/// generators (one kernel event per cycle with packets instead of one per
+/// packet; issue 54).
 class TrafficGenerator : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<TrafficGenerator> socket;
   SC_HAS_PROCESS(TrafficGenerator);
   TrafficGenerator(sc_core::sc_module_name name, routing::NodeId node, const TrafficPattern& pattern,
-                   const TrafficSpec& spec, std::uint64_t seed, sc_core::sc_time period);
+                   const TrafficSpec& spec, std::uint64_t seed, sc_core::sc_time period,
+                   InjectionCalendar* calendar = nullptr);
   void stop() { m_stopped = true; }
   std::uint64_t sent() const { return m_sent; }
+  /// Cycles from time 0 to the first packet (>= 1); 0 once stopped.
+  std::uint64_t first_gap();
+  /// Creates this cycle's packet and returns the cycles to the next one
+  /// (>= 1), or 0 once stopped (stop() or a failed node).
+  std::uint64_t fire_packet();
 
  private:
   void fire();
@@ -61,6 +74,32 @@ class TrafficGenerator : public sc_core::sc_module {
   bool m_started = false;
   std::uint64_t m_sent = 0;
   tlm::tlm_generic_payload m_gp;
+};
+
+/// Wakes a network's traffic generators from one process: a binary heap of
+/// (due cycle, generator index), so a cycle's packets cost one kernel event
+/// in all, in generator order, instead of one timed event per packet in the
+/// kernel's queue. Runs at the same time steps as the generators' own
+/// processes would (before the routers' clock edge in each cycle).
+class InjectionCalendar : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(InjectionCalendar);
+  /// `period`: the clock period (one cycle).
+  InjectionCalendar(sc_core::sc_module_name name, sc_core::sc_time period);
+  /// Registers a generator before the simulation starts (index = order).
+  void add(TrafficGenerator* g) { m_generators.push_back(g); }
+
+ private:
+  struct Due {
+    std::uint64_t cycle;
+    std::uint32_t generator;
+  };
+  void step();
+  void schedule(std::uint64_t now);
+  std::vector<TrafficGenerator*> m_generators;
+  std::vector<Due> m_heap;  ///< min-heap on (cycle, generator)
+  sc_core::sc_time m_period;
+  bool m_started = false;
 };
 
 /// Counts delivered messages for one node (TLM target of the NI's `deliver`).
