@@ -351,10 +351,10 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
         ++pk.hops;
         ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
       }
-      op.link->bundle.data = f.packet;
-      op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
-      op.link->bundle.req1 = f.head;
-      if (ctx.trace_mode) {
+      if (ctx.trace_mode) {  // the wave view's lines (nothing else reads them)
+        op.link->bundle.data = f.packet;
+        op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
+        op.link->bundle.req1 = f.head;
         op.last_flit.flit = f;
         op.last_flit.flit.valid = true;
         op.last_flit.src = pk.header.src;
@@ -728,7 +728,7 @@ void Router::discard_front(int p, int q, std::uint64_t now) {
   ip.return_credit(q / m_lanes, lane, now, m_ctx.params.lat_credit);
 }
 
-void Router::receive(std::uint64_t c) {
+__attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   const int depth = m_ctx.params.buffer_flits;
   // Only the ports whose links hold credits or flits (ascending, as a scan
   // of every port would visit them).
