@@ -829,7 +829,7 @@ bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
   return routed;
 }
 
-void Router::route_computation(std::uint64_t c) {
+__attribute__((always_inline)) inline void Router::route_computation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const bool check_drops = m_seen_drop_epoch != m_ctx.drop_epoch;
   m_seen_drop_epoch = m_ctx.drop_epoch;
