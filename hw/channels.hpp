@@ -172,6 +172,10 @@ struct LinkDirection {
   std::uint64_t flit_bit = 0;
   std::uint64_t* credit_ports = &s_unwatched;
   std::uint64_t credit_bit = 0;
+  /// The receiving router's energy counter of buffer writes
+  /// (NetworkStats::router_arrivals), counted per flit written; a shared
+  /// scratch when the receiver is no router or no counters are kept.
+  std::uint64_t* arrivals = &s_unwatched;
 
   void push_flit(std::uint64_t ready, const Flit& f) {
     m_flits.push(ready, f);

@@ -197,8 +197,7 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     --m_credits[in.vc];
     m_to_router->push_flit(now + 1, f);
     ++m_ctx.stats.flits_moved;
-    if (!m_ctx.stats.router_arrivals.empty() && m_to_router->receiver != nullptr)
-      ++m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_to_router->receiver->id())];
+    ++*m_to_router->arrivals;  // the receiving router's buffer writes (energy), or a scratch
     m_ctx.stats.last_move_cycle = now;
     if (f.tail) {
       m_injecting.erase(m_injecting.begin() + static_cast<std::ptrdiff_t>(i));

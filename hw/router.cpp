@@ -367,8 +367,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
         ++ctx.stats.router_crossbar[me];
         ctx.stats.router_ejected[me] += op.ejection;
         ctx.stats.router_heads[me] += f.head;
-        if (!op.ejection && op.link->receiver != nullptr)
-          ++ctx.stats.router_arrivals[static_cast<std::size_t>(op.link->receiver->id())];
+        if (!op.ejection) ++*op.link->arrivals;
       }
       ctx.stats.last_move_cycle = c;
     }
@@ -396,6 +395,7 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     in->receiver_port = p;
     in->flit_ports = &m_rx_ports;
     in->flit_bit = 1ULL << p;
+    if (!m_ctx.stats.router_arrivals.empty()) in->arrivals = &m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_id)];
   }
   if (out != nullptr) {
     out->sender = this;
