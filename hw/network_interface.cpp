@@ -31,6 +31,7 @@ void NetworkInterface::fail() {
   m_queue.clear();
   for (const Injection& in : m_injecting) m_ctx.drop(in.packet, DropReason::kSwitchFailure);
   m_injecting.clear();
+  announce_pending();
 }
 
 bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead, std::uint64_t tag) {
@@ -57,6 +58,7 @@ bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now
   }
   m_queue.push_back(id);
   if (m_queue.size() > m_queue_max) m_queue_max = m_queue.size();
+  announce_pending();
   m_router->wake();
   return true;
 }
@@ -69,6 +71,7 @@ void NetworkInterface::requeue_front(std::uint32_t id) {
   m_ctx.packets[id].requeued = true;
   m_queue.push_front(id);
   if (m_queue.size() > m_queue_max) m_queue_max = m_queue.size();
+  announce_pending();
   m_router->wake();
 }
 

@@ -68,6 +68,15 @@ class NetworkInterface : public sc_core::sc_module {
       return;
     }
     tick_work(now);
+    announce_pending();
+  }
+  /// The router's set of interfaces with packets to send: bit `bit` of
+  /// *pending is kept set while the source queue or an injection holds a
+  /// packet, so that the router ticks only the interfaces with work.
+  void announce_to(std::uint64_t* pending, std::uint64_t bit) {
+    m_pending = pending;
+    m_pending_bit = bit;
+    announce_pending();
   }
   bool busy() const;
   void fail();
@@ -137,6 +146,15 @@ class NetworkInterface : public sc_core::sc_module {
   bool m_injection_stopped = false;
   bool m_new_packets_held = false;
   void wake_router();
+  void announce_pending() {
+    if (m_queue.empty() && m_injecting.empty())
+      *m_pending &= ~m_pending_bit;
+    else
+      *m_pending |= m_pending_bit;
+  }
+  std::uint64_t m_unannounced = 0;  ///< *m_pending before announce_to
+  std::uint64_t* m_pending = &m_unannounced;
+  std::uint64_t m_pending_bit = 0;
   tlm::tlm_generic_payload m_out_gp;
   DeliveryExtension m_out_ext;
 };

@@ -395,7 +395,12 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     in->receiver_port = p;
     in->flit_ports = &m_rx_ports;
     in->flit_bit = 1ULL << p;
-    if (!m_ctx.stats.router_arrivals.empty()) in->arrivals = &m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_id)];
+    if (ejection) {  // credits back to a network interface, which this router ticks
+      in->credit_ports = &m_ni_credits;
+      in->credit_bit = 1ULL << p;
+    }
+    if (!m_ctx.stats.router_arrivals.empty())
+      in->arrivals = &m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_id)];
   }
   if (out != nullptr) {
     out->sender = this;
@@ -653,11 +658,16 @@ std::uint64_t Router::control_ready(std::uint64_t now) {
   return ready;
 }
 
+void Router::attach_interface(NetworkInterface* ni) {
+  if (m_nis.size() >= 64)
+    throw std::logic_error(fmt::format("{}: more than 64 network interfaces on one router", name()));
+  ni->announce_to(&m_ni_pending, 1ULL << m_nis.size());
+  m_nis.push_back(ni);
+}
+
 bool Router::has_work() const {
-  if (m_control_outputs != 0 || m_buffered > 0 || (m_rx_ports | m_credit_ports | m_eject_ports) != 0) return true;
-  for (const auto* ni : m_nis)
-    if (ni->busy()) return true;
-  return false;
+  return m_control_outputs != 0 || m_buffered > 0 ||
+         (m_rx_ports | m_credit_ports | m_eject_ports | m_ni_pending | m_ni_credits) != 0;
 }
 
 void Router::tick() {
@@ -675,7 +685,8 @@ void Router::tick() {
       if (op->link != nullptr) op->link->bundle.req0 = op->link->bundle.req1 = false;
     }
   }
-  for (auto* ni : m_nis) ni->tick(c);
+  if ((m_ni_pending | m_ni_credits | m_eject_ports) != 0)
+    for (auto* ni : m_nis) ni->tick(c);
   receive(c);
   if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
     // The mechanism's switch hook: while it reconfigures, a mechanism may

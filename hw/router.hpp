@@ -157,7 +157,8 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// Connects port p: `in` carries flits into this router, `out` carries flits
   /// out of it. ejection: the port leads to a network interface (infinite sink).
   void bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejection);
-  void attach_interface(NetworkInterface* ni) { m_nis.push_back(ni); }
+  /// Ticks `ni` with this router (at most 64 interfaces).
+  void attach_interface(NetworkInterface* ni);
 
   /// Wakes a sleeping router (called by writers of its channels).
   void wake();
@@ -285,6 +286,13 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   std::uint64_t m_rx_ports = 0;
   std::uint64_t m_credit_ports = 0;
   std::uint64_t m_eject_ports = 0;
+  // The network interfaces' work: bit i of m_ni_pending while interface i
+  // (attach order) has a packet to send (NetworkInterface::announce_to),
+  // bit p of m_ni_credits while credits travel back to the interface on
+  // port p. With both clear and nothing on the ejection links, the tick
+  // skips the interfaces.
+  std::uint64_t m_ni_pending = 0;
+  std::uint64_t m_ni_credits = 0;
   InputVc m_lookahead;  ///< scratch of lookahead()
 };
 

@@ -479,8 +479,8 @@ void parse_sim(const Ctx& c, const YAML::Node& s, ExperimentConfig& cfg) {
   if (s["router_processes"]) {
     m.router_processes = get_str(c, s["router_processes"], "sim.router_processes");
     if (m.router_processes != "shared" && m.router_processes != "per_router")
-      throw ConfigError(fmt::format("{} = '{}': allowed shared, per_router", c.key("sim.router_processes"),
-                                    m.router_processes));
+      throw ConfigError(
+          fmt::format("{} = '{}': allowed shared, per_router", c.key("sim.router_processes"), m.router_processes));
   }
 }
 
