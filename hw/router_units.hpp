@@ -75,12 +75,15 @@ struct alignas(64) InputVc {
 /// VOQ a port has up to 16 x 4096 queues, most of them empty).
 class QueueBits {
  public:
-  void resize(int queues) { m_words.assign(static_cast<std::size_t>((queues + 63) / 64), 0); }
+  void resize(int queues) {
+    m_words.assign(static_cast<std::size_t>((queues + 63) / 64), 0);
+    m_one_word = m_words.size() == 1;
+  }
   void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
   void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
   bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
   bool any() const {
-    if (m_words.size() == 1) return m_words[0] != 0;
+    if (m_one_word) return m_words[0] != 0;
     for (const std::uint64_t w : m_words)
       if (w != 0) return true;
     return false;
@@ -90,7 +93,7 @@ class QueueBits {
   /// true; returns whether it did. f may reset the bit it is given.
   template <typename F>
   bool visit(int from, int to, F&& f) const {
-    if (m_words.size() == 1) {  // up to 64 queues: one word
+    if (m_one_word) {  // up to 64 queues: one word
       std::uint64_t bits = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
       for (; bits != 0; bits &= bits - 1)
         if (f(__builtin_ctzll(bits))) return true;
@@ -114,7 +117,7 @@ class QueueBits {
   /// +3% instructions in the switch allocator, measured).
   template <typename F>
   __attribute__((always_inline)) bool visit_from(int from, int to, F&& f) const {
-    if (m_words.size() == 1) {
+    if (m_one_word) {
       const std::uint64_t w = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
       const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
       for (std::uint64_t bits = high; bits != 0; bits &= bits - 1)
@@ -141,6 +144,7 @@ class QueueBits {
 
  private:
   std::vector<std::uint64_t> m_words;
+  bool m_one_word = false;  ///< up to 64 queues (the vector's size, kept as a flag)
 };
 
 /// Upstream view of one downstream VC.
