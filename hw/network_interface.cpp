@@ -21,10 +21,6 @@ void NetworkInterface::bind(LinkDirection* to_router, LinkDirection* from_router
   m_router = router;
 }
 
-bool NetworkInterface::busy() const {
-  return !m_queue.empty() || !m_injecting.empty() || !m_to_router->credits().empty();
-}
-
 void NetworkInterface::fail() {
   m_failed = true;
   for (std::uint32_t id : m_queue) m_ctx.drop(id, DropReason::kSwitchFailure);

@@ -78,7 +78,6 @@ class NetworkInterface : public sc_core::sc_module {
     m_pending_bit = bit;
     announce_pending();
   }
-  bool busy() const;
   void fail();
   void repair() {
     m_failed = false;
