@@ -2,9 +2,9 @@
 // packetisation and injection, ejection and delivery through a TLM initiator.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <deque>
@@ -52,7 +52,7 @@ struct MessageTagExtension : tlm::tlm_extension<MessageTagExtension> {
 /// a write to a failed node gets TLM_GENERIC_ERROR_RESPONSE.
 class NetworkInterface : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<NetworkInterface> target;
+  ImmediateTargetSocket<NetworkInterface> target;
   tlm_utils::simple_initiator_socket<NetworkInterface> deliver;
 
   NetworkInterface(sc_core::sc_module_name name, routing::NodeId node, NetworkContext& ctx, int flit_bytes);

@@ -1,8 +1,8 @@
 // Management-plane access to a router's forwarding table over TLM-2.0.
 #pragma once
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <string>
@@ -40,7 +40,7 @@ class TableMemory {
 /// Router::forwarding_table() and the table modules' own setters.
 class TableTarget : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<TableTarget> socket;
+  ImmediateTargetSocket<TableTarget> socket;
   TableTarget(sc_core::sc_module_name name, tables::ForwardingTable& table);
   /// Maps `memory` at byte address `base` (a multiple of 4, non-zero: base 0
   /// is the LFT). `name` names the region in errors. Throws

@@ -5,9 +5,9 @@
 // phases and keeps the barrier.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -34,7 +34,7 @@ class PhaseController;
 class PhaseEndpoint : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<PhaseEndpoint> socket;
-  tlm_utils::simple_target_socket<PhaseEndpoint> deliveries;
+  hw::ImmediateTargetSocket<PhaseEndpoint> deliveries;
   SC_HAS_PROCESS(PhaseEndpoint);
   PhaseEndpoint(sc_core::sc_module_name name, routing::NodeId node, PhaseController& controller, std::uint64_t seed,
                 sc_core::sc_time period);

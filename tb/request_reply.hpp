@@ -3,9 +3,9 @@
 // answers every request it receives with a reply.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <queue>
@@ -38,7 +38,7 @@ namespace ftsim::tb {
 class RequestReplyEndpoint : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<RequestReplyEndpoint> socket;
-  tlm_utils::simple_target_socket<RequestReplyEndpoint> deliveries;
+  hw::ImmediateTargetSocket<RequestReplyEndpoint> deliveries;
   SC_HAS_PROCESS(RequestReplyEndpoint);
   /// stats: the network's counters (its measurement window decides which
   /// round trips are recorded: requests issued inside it).

@@ -4,9 +4,9 @@
 // sink; one TraceController reads the trace and releases the packets.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <queue>
@@ -62,7 +62,7 @@ class TraceController;
 class TraceEndpoint : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<TraceEndpoint> socket;
-  tlm_utils::simple_target_socket<TraceEndpoint> deliveries;
+  hw::ImmediateTargetSocket<TraceEndpoint> deliveries;
   TraceEndpoint(sc_core::sc_module_name name, TraceController& controller, int flit_bytes);
   /// Queues record `index` at the interface; false when the node refused it (failed).
   bool send(std::size_t index, routing::NodeId dst, int flits);

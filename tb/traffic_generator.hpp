@@ -1,9 +1,9 @@
 // Bernoulli traffic source (a TLM-2.0 initiator) and a message sink.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
+#include "hw/immediate_target_socket.hpp"
 
 #include <random>
 #include <vector>
@@ -105,7 +105,7 @@ class InjectionCalendar : public sc_core::sc_module {
 /// Counts delivered messages for one node (TLM target of the NI's `deliver`).
 class MessageSink : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<MessageSink> socket;
+  hw::ImmediateTargetSocket<MessageSink> socket;
   explicit MessageSink(sc_core::sc_module_name name);
   std::uint64_t received() const { return m_received; }
   std::uint64_t bytes() const { return m_bytes; }

@@ -1,3 +1,7 @@
+// sc_spawn (the deferred completion below) needs the dynamic-process API,
+// which <systemc> declares only with this macro defined before its first include.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+
 #include "hw/immunet/immunet_router.hpp"
 
 #include <algorithm>
