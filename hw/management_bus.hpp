@@ -9,14 +9,16 @@
 namespace ftsim::hw {
 
 /// Initiator side of the management plane (a subnet manager, Immunet's Table
-/// Update Module or a debugger talks through it). Socket i is bound to router
-/// i's TableTarget. read()/write() issue one blocking 32-bit transaction on
+/// Update Module or a debugger talks through it). Its socket is bound to
+/// ManagementTargets: router i's TableTarget is the window at address
+/// i << 32. A router outside 0..routers-1 or an address of 2^32 or more
+/// gets TLM_ADDRESS_ERROR_RESPONSE without a transaction. read()/write() issue one blocking 32-bit transaction on
 /// the forwarding table (address = dest * 4); read_word()/write_word() on
 /// any byte address of the router's table map (TableTarget::map). All return
 /// the TLM response status.
 class ManagementBus : public sc_core::sc_module {
  public:
-  sc_core::sc_vector<tlm_utils::simple_initiator_socket<ManagementBus>> sockets;
+  tlm_utils::simple_initiator_socket<ManagementBus> socket;
   ManagementBus(sc_core::sc_module_name name, int routers);
   tlm::tlm_response_status write(int router, int dest, std::int32_t port);
   tlm::tlm_response_status read(int router, int dest, std::int32_t* port);
@@ -26,6 +28,7 @@ class ManagementBus : public sc_core::sc_module {
 
  private:
   tlm::tlm_response_status access(int router, tlm::tlm_command cmd, std::uint64_t address, void* word);
+  int m_routers;
   std::uint64_t m_transactions = 0;
 };
 

@@ -68,6 +68,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
   if (m_clock != nullptr) {
     m_clock->add(this);
   } else {
+    m_wake_event = std::make_unique<sc_core::sc_event>();
     SC_METHOD(tick);
     sensitive << clk.pos();
     dont_initialize();
@@ -78,7 +79,7 @@ Router::~Router() = default;
 
 void Router::sleep() {
   m_sleeping = true;
-  if (m_clock == nullptr) next_trigger(m_wake_event);  // else the RouterClock skips it until wake()
+  if (m_clock == nullptr) next_trigger(*m_wake_event);  // else the RouterClock skips it until wake()
 }
 
 RouterClock::RouterClock(sc_core::sc_module_name name) : sc_module(name), clk("clk") {

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace ftsim::hw {
 
-TableTarget::TableTarget(sc_core::sc_module_name name, tables::ForwardingTable& table)
-    : sc_module(name), socket("socket"), m_lft(table) {
+TableTarget::TableTarget(std::string name, tables::ForwardingTable& table) : m_name(std::move(name)), m_lft(table) {
   m_regions.push_back(Region{0, &m_lft, "lft"});
-  socket.register_b_transport(this, &TableTarget::b_transport);
 }
 
 bool TableTarget::LftMemory::write_word(int index, std::uint32_t value) {
@@ -35,7 +34,7 @@ void TableTarget::map(std::uint64_t base, TableMemory& memory, const std::string
   m_regions.push_back(Region{base, &memory, name});
 }
 
-void TableTarget::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+void TableTarget::transport(tlm::tlm_generic_payload& gp) {
   const sc_dt::uint64 addr = gp.get_address();
   if (gp.get_data_length() != 4 || gp.get_streaming_width() < 4) {
     gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
@@ -67,6 +66,23 @@ void TableTarget::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*
     ++m_writes;
   }
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+ManagementTargets::ManagementTargets(sc_core::sc_module_name name, std::deque<TableTarget>& targets)
+    : sc_module(name), socket("socket"), m_targets(targets) {
+  socket.register_b_transport(this, &ManagementTargets::b_transport);
+}
+
+void ManagementTargets::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+  const sc_dt::uint64 address = gp.get_address();
+  const sc_dt::uint64 router = address >> kRouterShift;
+  if (router >= m_targets.size()) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  gp.set_address(address & ((sc_dt::uint64{1} << kRouterShift) - 1));
+  m_targets[static_cast<std::size_t>(router)].transport(gp);
+  gp.set_address(address);
 }
 
 }  // namespace ftsim::hw

@@ -5,6 +5,7 @@
 #include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,22 @@ class TableMemory {
 /// entry's range (a port beyond the radix) TLM_GENERIC_ERROR_RESPONSE. Writes
 /// take effect for the next route computation. The boot-time back-doors are
 /// Router::forwarding_table() and the table modules' own setters.
-class TableTarget : public sc_core::sc_module {
+///
+/// The TLM-2.0 socket in front of the targets is ManagementTargets' (one
+/// target socket, router r's target at addresses r << 32 and up),
+/// so a target is not a module of its own: a module, a socket and their
+/// names cost about 2.5 KB per router (issue 54, memory).
+class TableTarget {
  public:
-  ImmediateTargetSocket<TableTarget> socket;
-  TableTarget(sc_core::sc_module_name name, tables::ForwardingTable& table);
+  /// `name` names the target in errors (the network uses
+  /// "<network>.table_<router label>"). Not copyable or movable (regions
+  /// point into it).
+  TableTarget(std::string name, tables::ForwardingTable& table);
+  TableTarget(const TableTarget&) = delete;
+  TableTarget& operator=(const TableTarget&) = delete;
+  const char* name() const { return m_name.c_str(); }
+  /// One transaction as the socket delivers it (the errors above).
+  void transport(tlm::tlm_generic_payload& gp);
   /// Maps `memory` at byte address `base` (a multiple of 4, non-zero: base 0
   /// is the LFT). `name` names the region in errors. Throws
   /// std::invalid_argument when the region overlaps another or base is 0 or
@@ -51,7 +64,6 @@ class TableTarget : public sc_core::sc_module {
   std::uint64_t writes() const { return m_writes; }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   /// The LFT as a table memory (ports checked against the radix).
   class LftMemory : public TableMemory {
    public:
@@ -68,9 +80,28 @@ class TableTarget : public sc_core::sc_module {
     TableMemory* memory;
     std::string name;
   };
+  std::string m_name;
   LftMemory m_lft;
   std::vector<Region> m_regions;  // m_regions[0]: the LFT
   std::uint64_t m_writes = 0;
+};
+
+/// The routers' management ports as one TLM-2.0 target: one address space
+/// in which router r's table map (TableTarget) is the window of bytes
+/// r << 32 .. (r << 32) + 2^32 - 1 (ManagementBus::kRouterShift). It
+/// decodes the router, hands the transaction with the window's offset as
+/// its address to `targets[r]`, and restores the address; a router beyond
+/// the targets answers TLM_ADDRESS_ERROR_RESPONSE.
+class ManagementTargets : public sc_core::sc_module {
+ public:
+  static constexpr int kRouterShift = 32;
+  ImmediateTargetSocket<ManagementTargets> socket;
+  /// `targets` outlive this module.
+  ManagementTargets(sc_core::sc_module_name name, std::deque<TableTarget>& targets);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  std::deque<TableTarget>& m_targets;
 };
 
 }  // namespace ftsim::hw

@@ -60,9 +60,7 @@ Network::Network(sc_core::sc_module_name name, const ExperimentConfig& cfg, cons
       router_clock("router_clock"),
       routers("router"),
       interfaces("ni"),
-      table_targets("table"),
       generators("gen"),
-      sinks("sink"),
       endpoints("endpoint"),
       phase_endpoints("phase_endpoint"),
       trace_endpoints("trace_endpoint") {
@@ -244,12 +242,11 @@ void Network::build_traffic_endpoints(const ExperimentConfig& cfg) {
                                 *m_pattern, cfg.traffic, derive_seed(cfg.sim.seed, n), clk.period(),
                                 injection_calendar.get());
   });
-  sinks.init(t.num_nodes(), [&](const char*, std::size_t n) {
-    return new MessageSink(("sink_" + sc_name_of(t.node_label(static_cast<int>(n)))).c_str());
-  });
+  sinks.resize(static_cast<std::size_t>(t.num_nodes()));
+  sink_target = std::make_unique<MessageSinks>("sinks", sinks);
   for (routing::NodeId n = 0; n < t.num_nodes(); ++n) {
     generators[n].socket.bind(interfaces[n].target);
-    interfaces[n].deliver.bind(sinks[n].socket);
+    interfaces[n].deliver.bind(sink_target->socket);
   }
 }
 
@@ -263,15 +260,14 @@ void Network::build_tables_and_management() {
       for (routing::NodeId d = 0; d < t.num_nodes(); ++d) table.set(d, ud->down_port(r, d));
     }
   }
-  table_targets.init(t.num_routers(), [&](const char*, std::size_t r) {
-    return new hw::TableTarget(("table_" + sc_name_of(t.router_label(static_cast<int>(r)))).c_str(),
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r)
+    table_targets.emplace_back(std::string(name()) + ".table_" + sc_name_of(t.router_label(r)),
                                routers[r].forwarding_table());
-  });
+  management_targets = std::make_unique<hw::ManagementTargets>("management_targets", table_targets);
   management = std::make_unique<hw::ManagementBus>("management", t.num_routers());
-  for (routing::RouterId r = 0; r < t.num_routers(); ++r) {
-    if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[r]);
-    management->sockets[r].bind(table_targets[r].socket);
-  }
+  for (routing::RouterId r = 0; r < t.num_routers(); ++r)
+    if (hw::RouterMechanism* m = routers[r].mechanism()) m->map_tables(table_targets[static_cast<std::size_t>(r)]);
+  management->socket.bind(management_targets->socket);
 }
 
 Network::~Network() = default;

@@ -3,6 +3,7 @@
 #pragma once
 #include <systemc>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +31,8 @@ std::uint64_t estimated_memory_bytes(const routing::Topology& t, const Experimen
 /// What a Network builds besides the routers, interfaces and links.
 struct NetworkOptions {
   /// true: one TrafficGenerator (traffic.* of the experiment) and one
-  /// MessageSink per node, bound to the interfaces. false: none; the user
+  /// MessageSink per node, bound to the interfaces (the sinks through one
+  /// MessageSinks target). false: none; the user
   /// binds their own TLM-2.0 initiator to each `interfaces[n].target`
   /// (b_transport, address = destination node, data length = message bytes)
   /// and their own target to each `interfaces[n].deliver` before simulation
@@ -53,12 +55,19 @@ class Network : public sc_core::sc_module {
   hw::RouterClock router_clock;
   sc_core::sc_vector<hw::Router> routers;
   sc_core::sc_vector<hw::NetworkInterface> interfaces;
-  sc_core::sc_vector<hw::TableTarget> table_targets;
+  /// One per router (its table map), behind `management_targets`.
+  std::deque<hw::TableTarget> table_targets;
+  /// The TLM-2.0 target of every router's management port.
+  std::unique_ptr<hw::ManagementTargets> management_targets;
   /// Empty when NetworkOptions::traffic_endpoints is false.
   sc_core::sc_vector<TrafficGenerator> generators;
   /// Wakes the generators (one process for all of them); null without them.
   std::unique_ptr<InjectionCalendar> injection_calendar;
-  sc_core::sc_vector<MessageSink> sinks;
+  /// One per node (empty without traffic endpoints), fed by `sink_target`.
+  std::vector<MessageSink> sinks;
+  /// The interfaces' `deliver` sockets are bound to its socket; null
+  /// without traffic endpoints.
+  std::unique_ptr<MessageSinks> sink_target;
   /// traffic.kind request_reply: one closed-loop endpoint per node instead of
   /// a generator and a sink (empty otherwise).
   sc_core::sc_vector<RequestReplyEndpoint> endpoints;

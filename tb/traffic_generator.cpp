@@ -110,17 +110,27 @@ void InjectionCalendar::schedule(std::uint64_t now) {
   if (!m_heap.empty()) next_trigger(m_period * static_cast<double>(m_heap.front().cycle - now));
 }
 
-MessageSink::MessageSink(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
-  socket.register_b_transport(this, &MessageSink::b_transport);
-}
-
-void MessageSink::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+void MessageSink::take(const tlm::tlm_generic_payload& gp) {
   ++m_received;
   m_bytes += gp.get_data_length();
   if (record) {
     if (const auto* ext = gp.get_extension<hw::DeliveryExtension>())
       records.push_back(Record{ext->src, ext->hops, ext->deliver_cycle - ext->create_cycle});
   }
+}
+
+MessageSinks::MessageSinks(sc_core::sc_module_name name, std::vector<MessageSink>& sinks)
+    : sc_module(name), socket("socket"), m_sinks(sinks) {
+  socket.register_b_transport(this, &MessageSinks::b_transport);
+}
+
+void MessageSinks::b_transport(int /*binding*/, tlm::tlm_generic_payload& gp, sc_core::sc_time& /*delay*/) {
+  const sc_dt::uint64 node = gp.get_address();
+  if (node >= m_sinks.size()) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  m_sinks[static_cast<std::size_t>(node)].take(gp);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

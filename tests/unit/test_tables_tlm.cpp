@@ -78,3 +78,45 @@ TEST(NetworkInterfaceTlm, MessagesAreDeliveredAndBadAddressesRejected) {
   // Zero-load: 2 + (switch hops 4 + 1) * 5 + (3 - 1) = 29 cycles (docs/validation.md).
   EXPECT_EQ(h.net->sinks[5].records[0].latency, 29U);
 }
+
+// One management address space: router r's tables are the window at r << 32.
+// Hand count on the 2-ary 3-tree: leaf <00,2> holds node 1 on port 1, root
+// <00,0> reaches node 6 through port 1, leaf <01,2> (nodes 2, 3) reaches
+// node 1 only upwards (-1 in its LFT: no down port).
+TEST(TablesTlm, EachRouterIsOneWindowOfTheManagementAddressSpace) {
+  test::Harness h(kTree);
+  const auto& t = h.net->topology();
+  auto& bus = *h.net->management;
+  std::int32_t word = 99;
+  tlm::tlm_generic_payload gp;
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  const auto raw_read = [&](std::uint64_t address) {
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(address);
+    gp.set_data_ptr(reinterpret_cast<unsigned char*>(&word));
+    gp.set_data_length(4);
+    gp.set_streaming_width(4);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    h.net->management->socket->b_transport(gp, d);
+    return gp.get_response_status();
+  };
+  const std::uint64_t leaf = static_cast<std::uint64_t>(t.parse_router("<00,2>"));
+  const std::uint64_t root = static_cast<std::uint64_t>(t.parse_router("<00,0>"));
+  const std::uint64_t other_leaf = static_cast<std::uint64_t>(t.parse_router("<01,2>"));
+  ASSERT_EQ(raw_read((leaf << 32) + 4 * 1), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(word, 1);
+  EXPECT_EQ(gp.get_address(), (leaf << 32) + 4);  // the decoder restores the address
+  ASSERT_EQ(raw_read((root << 32) + 4 * 6), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(word, 1);
+  ASSERT_EQ(raw_read((other_leaf << 32) + 4 * 1), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(word, -1);
+  // A 2-ary 3-tree has 3 levels of 2^2 switches: routers 0..11, no window 12.
+  EXPECT_EQ(raw_read(std::uint64_t{12} << 32), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  // The bus rejects what has no window before any transaction.
+  EXPECT_EQ(bus.read(-1, 0, &word), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bus.read(t.num_routers(), 0, &word), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  std::uint32_t u = 0;
+  EXPECT_EQ(bus.read_word(static_cast<int>(leaf), std::uint64_t{1} << 32, &u), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bus.transactions(), 0U);
+  EXPECT_EQ(t.num_routers(), 12);
+}

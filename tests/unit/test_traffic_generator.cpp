@@ -1,6 +1,7 @@
 // Traffic generators woken by their own processes and by one shared
 // InjectionCalendar (issue 54): the same packets at the same cycles.
 #include <gtest/gtest.h>
+#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hw/network_interface.hpp"
 #include "routing_logic/topology/topology.hpp"
 #include "tb/traffic_generator.hpp"
 
@@ -133,4 +135,51 @@ TEST(InjectionCalendar, WakesEveryGeneratorAtTheCyclesItsOwnProcessWould) {
   }
   const double expected = 14.0 * kCycles * kLoad / kFlits;
   EXPECT_NEAR(static_cast<double>(others), expected, 5 * std::sqrt(expected * (1 - kLoad / kFlits)));
+}
+
+// MessageSinks: one target for every node's deliveries, each to the sink of
+// its address (the receiving node), through any binding.
+TEST(MessageSinks, EachDeliveryReachesTheSinkOfItsAddress) {
+  struct Source : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<Source> socket;
+    explicit Source(sc_core::sc_module_name n) : sc_module(n), socket("socket") {}
+  };
+  std::vector<tb::MessageSink> sinks(3);
+  sinks[2].record = true;
+  tb::MessageSinks target("sinks", sinks);
+  Source a("a"), b("b");
+  a.socket.bind(target.socket);
+  b.socket.bind(target.socket);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  hw::DeliveryExtension ext;
+  ext.src = 1;
+  ext.hops = 4;
+  ext.create_cycle = 10;
+  ext.deliver_cycle = 31;
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_extension(&ext);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  const auto send = [&](Source& s, std::uint64_t node, unsigned bytes) {
+    gp.set_address(node);
+    gp.set_data_length(bytes);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    s.socket->b_transport(gp, d);
+    return gp.get_response_status();
+  };
+  EXPECT_EQ(send(a, 2, 16), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(send(b, 2, 32), tlm::TLM_OK_RESPONSE);  // the binding does not matter
+  EXPECT_EQ(send(b, 0, 8), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(send(a, 3, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // no node 3
+  gp.clear_extension(&ext);
+  EXPECT_EQ(sinks[0].received(), 1U);
+  EXPECT_EQ(sinks[0].bytes(), 8U);
+  EXPECT_EQ(sinks[1].received(), 0U);
+  EXPECT_EQ(sinks[2].received(), 2U);
+  EXPECT_EQ(sinks[2].bytes(), 48U);
+  ASSERT_EQ(sinks[2].records.size(), 2U);
+  EXPECT_EQ(sinks[2].records[0].src, 1);
+  EXPECT_EQ(sinks[2].records[0].hops, 4);
+  EXPECT_EQ(sinks[2].records[0].latency, 21U);
+  EXPECT_TRUE(sinks[0].records.empty());  // not recording
 }
