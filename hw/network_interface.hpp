@@ -7,11 +7,11 @@
 #include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "hw/channels.hpp"
 #include "hw/network_context.hpp"
+#include "hw/ring_queue.hpp"
 
 namespace ftsim::hw {
 
@@ -95,7 +95,7 @@ class NetworkInterface : public sc_core::sc_module {
   void resync_credits(const std::vector<int>& router_occupancy) {
     for (std::size_t v = 0; v < m_credits.size(); ++v) m_credits[v] = m_ctx.params.buffer_flits - router_occupancy[v];
   }
-  const std::deque<std::uint32_t>& source_queue() const { return m_queue; }
+  const RingQueue<std::uint32_t>& source_queue() const { return m_queue; }
   /// One packet being injected: some of its flits have left, on VC `vc`.
   struct Injection {
     int vc;
@@ -132,7 +132,7 @@ class NetworkInterface : public sc_core::sc_module {
   LinkDirection* m_to_router = nullptr;
   LinkDirection* m_from_router = nullptr;
   void tick_work(std::uint64_t now);
-  std::deque<std::uint32_t> m_queue;
+  RingQueue<std::uint32_t> m_queue;
   std::vector<int> m_credits;
   std::uint32_t m_injection_vcs = 0;
   std::vector<Injection> m_injecting;

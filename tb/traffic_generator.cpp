@@ -21,7 +21,10 @@ TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, routing::NodeId
       socket("socket"),
       m_node(node),
       m_pattern(pattern),
-      m_spec(spec),
+      m_packet_flits(spec.packet_flits),
+      m_packet_flits_long(spec.packet_flits_long),
+      m_flit_bytes(spec.flit_bytes),
+      m_long_fraction(spec.long_fraction),
       m_rng(seed),
       m_period(period),
       m_prob(spec.load / spec.mean_packet_flits()) {
@@ -46,13 +49,13 @@ std::uint64_t TrafficGenerator::first_gap() {
 std::uint64_t TrafficGenerator::fire_packet() {
   if (m_stopped) return 0;
   const routing::NodeId dst = m_pattern.destination(m_node, m_rng);
-  int flits = m_spec.packet_flits;
-  if (m_spec.packet_flits_long > 0) {
-    std::bernoulli_distribution is_long(m_spec.long_fraction);
-    if (is_long(m_rng)) flits = m_spec.packet_flits_long;
+  int flits = m_packet_flits;
+  if (m_packet_flits_long > 0) {
+    std::bernoulli_distribution is_long(m_long_fraction);
+    if (is_long(m_rng)) flits = m_packet_flits_long;
   }
   if (dst != routing::kNone) {
-    const auto status = send_message(socket, m_gp, dst, static_cast<unsigned>(flits * m_spec.flit_bytes));
+    const auto status = send_message(socket, m_gp, dst, static_cast<unsigned>(flits * m_flit_bytes));
     if (status == tlm::TLM_OK_RESPONSE)
       ++m_sent;
     else if (status == tlm::TLM_GENERIC_ERROR_RESPONSE)
