@@ -18,7 +18,7 @@ InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_modu
   active.resize(vcs * lanes);
   route_pending.resize(vcs * lanes);
   for (int v = 0; v < vcs; ++v)
-    m_vc_objects.push_back(std::make_unique<VcObject>(fmt::format("vc{}", v).c_str(), "ftsim_input_vc", v));
+    m_vc_objects.push_back(std::make_unique<VcObjectOf<kInputVcKind>>(fmt::format("vc{}", v).c_str()));
 }
 
 OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_module(name) {
@@ -30,7 +30,7 @@ OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_
 
 void OutputUnit::name_vcs(int from, int to) {
   for (int v = from; v < to; ++v)
-    m_vc_objects.push_back(std::make_unique<VcObject>(fmt::format("vc{}", v).c_str(), "ftsim_output_vc", v));
+    m_vc_objects.push_back(std::make_unique<VcObjectOf<kOutputVcKind>>(fmt::format("vc{}", v).c_str()));
 }
 
 void OutputUnit::make_ejection(int ports) {
