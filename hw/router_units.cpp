@@ -17,8 +17,9 @@ InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_modu
   waiting_va.resize(vcs * lanes);
   active.resize(vcs * lanes);
   route_pending.resize(vcs * lanes);
-  for (int v = 0; v < vcs; ++v)
-    m_vc_objects.push_back(std::make_unique<VcObjectOf<kInputVcKind>>(fmt::format("vc{}", v).c_str()));
+  std::unique_ptr<VcObject>* tail = &m_vc_objects;
+  for (int v = 0; v < vcs; ++v, tail = &(*tail)->next)
+    *tail = std::make_unique<VcObjectOf<kInputVcKind>>(fmt::format("vc{}", v).c_str());
 }
 
 OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_module(name) {
@@ -29,8 +30,10 @@ OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_
 }
 
 void OutputUnit::name_vcs(int from, int to) {
-  for (int v = from; v < to; ++v)
-    m_vc_objects.push_back(std::make_unique<VcObjectOf<kOutputVcKind>>(fmt::format("vc{}", v).c_str()));
+  std::unique_ptr<VcObject>* tail = &m_vc_objects;
+  while (*tail) tail = &(*tail)->next;
+  for (int v = from; v < to; ++v, tail = &(*tail)->next)
+    *tail = std::make_unique<VcObjectOf<kOutputVcKind>>(fmt::format("vc{}", v).c_str());
 }
 
 void OutputUnit::make_ejection(int ports) {

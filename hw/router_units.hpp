@@ -161,12 +161,15 @@ struct OutputVc {
 /// A named VC inside an input or output unit (`...input_east.vc1`), so that
 /// a debugger or a test finds it with sc_find_object. Its state lives in the
 /// unit's contiguous arrays (the hot path never goes through this object).
-/// Nothing but the name and the kind: 112 bytes, one 128-byte heap block
-/// each, 20 per router of a 2-VC mesh (issue 54, memory).
+/// Nothing but the name, the kind and the chain: 120 bytes, one 128-byte
+/// heap block each, 20 per router of a 2-VC mesh (issue 54, memory).
 class VcObject : public sc_core::sc_object {
  public:
   explicit VcObject(const char* name) : sc_object(name) {}
   ~VcObject() override = default;
+  /// The unit's next VC (a chain, so that a unit keeps its VCs' names
+  /// without a vector's heap block).
+  std::unique_ptr<VcObject> next;
 };
 /// VcObject of one kind (`kind()`: Kind).
 template <const char* Kind>
@@ -229,7 +232,7 @@ class InputUnit : public sc_core::sc_module {
 
  private:
   int m_lanes;
-  std::vector<std::unique_ptr<VcObject>> m_vc_objects;
+  std::unique_ptr<VcObject> m_vc_objects;  ///< vc0, chained through VcObject::next
 };
 
 /// Output unit of one port: the upstream view (credits, allocation) of each
@@ -282,7 +285,7 @@ class OutputUnit : public sc_core::sc_module {
 
  private:
   void name_vcs(int from, int to);
-  std::vector<std::unique_ptr<VcObject>> m_vc_objects;
+  std::unique_ptr<VcObject> m_vc_objects;  ///< vc0, chained through VcObject::next
 };
 
 /// What the route unit reads for one head: where it is and its header (the

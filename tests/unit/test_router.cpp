@@ -592,5 +592,25 @@ TEST(RouterUnit, QueueBitsVisitsTheSetQueuesInRoundRobinOrderLikeAFullScan) {
         EXPECT_EQ(stopped.size(), std::min<std::size_t>(2, expected.size()));
       }
     }
+    for (int q = 0; q < n; ++q) EXPECT_EQ(bits.test(q), ref[static_cast<std::size_t>(q)]) << "n=" << n << " q=" << q;
+    EXPECT_EQ(bits.any(), std::find(ref.begin(), ref.end(), true) != ref.end()) << n;
+    bits.clear();
+    EXPECT_FALSE(bits.any()) << n;
+  }
+  // One set resized across the inline word and the heap words: each resize
+  // starts empty, and the highest queue is its own bit.
+  ftsim::hw::QueueBits bits;
+  for (const int n : {200, 3, 130, 64, 65, 1}) {
+    bits.resize(n);
+    EXPECT_FALSE(bits.any()) << n;
+    bits.set(n - 1);
+    EXPECT_TRUE(bits.test(n - 1)) << n;
+    EXPECT_EQ(n == 1 || !bits.test(n - 2), true) << n;
+    int visited = -1;
+    bits.visit_from(0, n, [&](int q) {
+      visited = q;
+      return true;
+    });
+    EXPECT_EQ(visited, n - 1) << n;
   }
 }
