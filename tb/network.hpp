@@ -23,9 +23,10 @@
 
 namespace ftsim::tb {
 
-/// Estimated memory of a network before any traffic, bytes (about 32 KB per
-/// router plus 0.5 KB per input VC, measured on meshes of 2,500-10,000
-/// routers).
+/// Estimated memory of a network before any traffic, bytes: 40 KB per
+/// router plus 1 KB per input VC plus 16 MiB (measured on meshes of
+/// 2,500-10,000 routers on 2026-11-27; since issue 54's sixth stage the
+/// 2-VC mesh needs about 35 KB per router, so the estimate errs high).
 std::uint64_t estimated_memory_bytes(const routing::Topology& t, const ExperimentConfig& cfg);
 
 /// What a Network builds besides the routers, interfaces and links.
