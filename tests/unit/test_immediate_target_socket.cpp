@@ -68,25 +68,29 @@ TEST(ImmediateTargetSocket, BlockingTransportReachesTheOwner) {
   EXPECT_EQ(delay, sc_core::sc_time(6, sc_core::SC_NS));  // the owner's annotation is kept
 }
 
-TEST(ImmediateTargetSocket, NonBlockingBeginRequestCompletesAtOnce) {
+/// One nb_transport_fw call of a fresh write in `phase` (zero delay in).
+struct NonBlockingCall {
   Bench b;
   WritePayload gp;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  tlm::tlm_phase phase;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  EXPECT_EQ(b.initiator.socket->nb_transport_fw(gp, phase, delay), tlm::TLM_COMPLETED);
-  EXPECT_EQ(b.target.calls, 1);
-  EXPECT_EQ(phase, tlm::BEGIN_RESP);
-  EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
-  EXPECT_EQ(delay, sc_core::sc_time(5, sc_core::SC_NS));
+  explicit NonBlockingCall(tlm::tlm_phase p) : phase(p) {}
+  tlm::tlm_sync_enum call() { return b.initiator.socket->nb_transport_fw(gp, phase, delay); }
+};
+
+TEST(ImmediateTargetSocket, NonBlockingBeginRequestCompletesAtOnce) {
+  NonBlockingCall n(tlm::BEGIN_REQ);
+  EXPECT_EQ(n.call(), tlm::TLM_COMPLETED);
+  EXPECT_EQ(n.b.target.calls, 1);
+  EXPECT_EQ(n.phase, tlm::BEGIN_RESP);
+  EXPECT_EQ(n.gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(n.delay, sc_core::sc_time(5, sc_core::SC_NS));
 }
 
 TEST(ImmediateTargetSocket, OtherPhasesAreProtocolErrors) {
-  Bench b;
-  WritePayload gp;
-  tlm::tlm_phase phase = tlm::END_RESP;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  EXPECT_THROW(b.initiator.socket->nb_transport_fw(gp, phase, delay), sc_core::sc_report);
-  EXPECT_EQ(b.target.calls, 0);
+  NonBlockingCall n(tlm::END_RESP);
+  EXPECT_THROW(n.call(), sc_core::sc_report);
+  EXPECT_EQ(n.b.target.calls, 0);
 }
 
 TEST(ImmediateTargetSocket, NoDirectMemoryAndNoDebugTransport) {
