@@ -12,10 +12,10 @@ namespace ftsim::hw {
 /// Update Module or a debugger talks through it). Its socket is bound to
 /// ManagementTargets: router i's TableTarget is the window at address
 /// i << 32. A router outside 0..routers-1 or an address of 2^32 or more
-/// gets TLM_ADDRESS_ERROR_RESPONSE without a transaction. read()/write() issue one blocking 32-bit transaction on
-/// the forwarding table (address = dest * 4); read_word()/write_word() on
-/// any byte address of the router's table map (TableTarget::map). All return
-/// the TLM response status.
+/// gets TLM_ADDRESS_ERROR_RESPONSE without a transaction. read()/write()
+/// issue one blocking 32-bit transaction on the forwarding table (offset =
+/// dest * 4); read_word()/write_word() on any byte offset of the router's
+/// table map (TableTarget::map). All return the TLM response status.
 class ManagementBus : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<ManagementBus> socket;

@@ -4,12 +4,12 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <vector>
 
 #include "hw/channels.hpp"
+#include "hw/immediate_target_socket.hpp"
 #include "hw/network_context.hpp"
 #include "hw/ring_queue.hpp"
 

@@ -2,13 +2,13 @@
 #pragma once
 #include <systemc>
 #include <tlm>
-#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
 
+#include "hw/immediate_target_socket.hpp"
 #include "tables/forwarding_table.hpp"
 
 namespace ftsim::hw {
@@ -88,7 +88,7 @@ class TableTarget {
 
 /// The routers' management ports as one TLM-2.0 target: one address space
 /// in which router r's table map (TableTarget) is the window of bytes
-/// r << 32 .. (r << 32) + 2^32 - 1 (ManagementBus::kRouterShift). It
+/// r << 32 .. (r << 32) + 2^32 - 1 (kRouterShift). It
 /// decodes the router, hands the transaction with the window's offset as
 /// its address to `targets[r]`, and restores the address; a router beyond
 /// the targets answers TLM_ADDRESS_ERROR_RESPONSE.

@@ -5,13 +5,13 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <queue>
 #include <random>
 #include <vector>
 
+#include "hw/immediate_target_socket.hpp"
 #include "hw/network_interface.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/traffic_generator.hpp"

@@ -6,13 +6,13 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include "hw/immediate_target_socket.hpp"
 
 #include <cstdint>
 #include <queue>
 #include <string>
 #include <vector>
 
+#include "hw/immediate_target_socket.hpp"
 #include "hw/network_context.hpp"
 #include "hw/network_interface.hpp"
 #include "routing_logic/topology/topology.hpp"

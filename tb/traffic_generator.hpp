@@ -4,7 +4,6 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include "hw/immediate_target_socket.hpp"
 
 #include <random>
 #include <vector>
