@@ -34,6 +34,11 @@ struct RunResult {
   std::string message;
 };
 
+/// stats.json's latency object of `values` (cycles): mean, nearest-rank p50
+/// and p99 (the value at rank ceil(p * n), 1-based), max, count; null
+/// fields and count 0 when empty. Order of `values` does not matter.
+nlohmann::json latency_percentiles(std::vector<std::uint32_t> values);
+
 /// Checks a --trace-routers selection against the experiment's topology
 /// before any output exists. Throws ftsim::ConfigError naming the token.
 void check_trace_routers(const ExperimentConfig& cfg, const std::string& spec);

@@ -1,10 +1,13 @@
 // Experiment parsing and traffic patterns (no simulation).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "tb/experiment_config.hpp"
+#include "tb/experiment_runner.hpp"
 #include "tb/traffic_pattern.hpp"
 
 using namespace ftsim;
@@ -225,4 +228,31 @@ TEST(Traffic, DeadNodesAreNotTargets) {
   std::mt19937_64 rng(1);
   for (int i = 0; i < 5000; ++i) EXPECT_NE(p.destination(0, rng), 3);
   EXPECT_EQ(p.destination(3, rng), routing::kNone);
+}
+
+// stats.json latency percentiles (selection, not a full sort) against a
+// sorted copy read at the nearest rank ceil(p * n), on sizes around the
+// ranks' edges and with many repeated values.
+TEST(LatencyPercentiles, NearestRanksEqualThoseOfTheSortedValues) {
+  std::mt19937 rng(54);
+  for (const std::size_t n : {1U, 2U, 3U, 99U, 100U, 101U, 199U, 200U, 1000U, 4097U}) {
+    for (const std::uint32_t spread : {3U, 1000000U}) {
+      std::vector<std::uint32_t> v(n);
+      for (auto& x : v) x = static_cast<std::uint32_t>(rng() % spread);
+      std::vector<std::uint32_t> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      const auto at_rank = [&](std::size_t rank) { return sorted[rank - 1]; };
+      const auto j = tb::latency_percentiles(v);
+      EXPECT_EQ(j["p50"].get<std::uint32_t>(), at_rank((n + 1) / 2)) << n;          // ceil(n / 2)
+      EXPECT_EQ(j["p99"].get<std::uint32_t>(), at_rank((99 * n + 99) / 100)) << n;  // ceil(0.99 n)
+      EXPECT_EQ(j["max"].get<std::uint32_t>(), sorted.back()) << n;
+      EXPECT_EQ(j["count"].get<std::size_t>(), n);
+      double sum = 0;
+      for (auto x : sorted) sum += x;
+      EXPECT_DOUBLE_EQ(j["mean"].get<double>(), sum / static_cast<double>(n));
+    }
+  }
+  const auto empty = tb::latency_percentiles({});
+  EXPECT_TRUE(empty["p50"].is_null());
+  EXPECT_EQ(empty["count"].get<int>(), 0);
 }
