@@ -1,5 +1,6 @@
 // k-ary n-cube torus and n-dimensional mesh (any k per dimension, n = 1..3).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "routing_logic/topology/topology.hpp"
@@ -28,7 +29,9 @@ class KAryNCube : public Topology {
   bool torus() const { return m_torus; }
   int dimensions() const { return static_cast<int>(m_dims.size()); }
   int radix_of(int d) const { return m_dims[d]; }
-  int coord(RouterId r, int d) const { return (r / m_stride[d]) % m_dims[d]; }
+  /// Coordinate of router r in dimension d, 0..k-1 (a table: the routing
+  /// relations read it per head, and two integer divisions cost more).
+  int coord(RouterId r, int d) const { return m_coords[static_cast<std::size_t>(r * m_n_dims + d)]; }
   RouterId neighbour(RouterId r, int d, bool plus) const;
   static constexpr PortId kLocalPort = 0;
   static PortId port_of(int d, bool plus) { return 1 + 2 * d + (plus ? 0 : 1); }
@@ -41,6 +44,8 @@ class KAryNCube : public Topology {
   std::vector<int> m_dims;
   std::vector<int> m_stride;
   bool m_torus;
+  int m_n_dims = 0;
+  std::vector<std::uint16_t> m_coords;  ///< router-major, dimension-minor (k <= 1024)
 };
 
 }  // namespace ftsim::routing

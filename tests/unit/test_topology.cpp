@@ -4,9 +4,9 @@
 #include <cmath>
 #include <set>
 
+#include "routing_logic/mikant/mikant.hpp"
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/topology/kary_ntree.hpp"
-#include "routing_logic/mikant/mikant.hpp"
 
 using namespace ftsim::routing;
 
@@ -207,4 +207,35 @@ TEST(TopologyFactory, RejectsBadSpecs) {
   EXPECT_THROW(make_topology("mikant:3,1"), ConfigError);
   EXPECT_THROW(make_topology("mikant:3"), ConfigError);
   EXPECT_THROW(make_topology("mesh8x8"), ConfigError);
+}
+
+// The coordinate table against the mixed-radix digits of the router id,
+// computed here by repeated division (dimension 0 varies fastest), and the
+// neighbours against a +/-1 step of one digit.
+TEST(KAryNCube, CoordinatesAreTheMixedRadixDigitsOfTheRouterId) {
+  for (const auto& dims : std::vector<std::vector<int>>{{7}, {4, 4}, {3, 5}, {2, 3, 4}, {8, 8, 8}, {2, 2, 2, 3}}) {
+    for (const bool torus : {false, true}) {
+      const KAryNCube t(dims, torus);
+      for (int r = 0; r < t.num_routers(); ++r) {
+        int rest = r;
+        for (int d = 0; d < t.dimensions(); ++d) {
+          const int k = dims[static_cast<std::size_t>(d)];
+          ASSERT_EQ(t.coord(r, d), rest % k) << "router " << r << " dimension " << d;
+          rest /= k;
+          for (const bool plus : {false, true}) {
+            const int c = t.coord(r, d);
+            if (!torus && ((plus && c == k - 1) || (!plus && c == 0))) continue;
+            const int n = t.neighbour(r, d, plus);
+            EXPECT_EQ(t.coord(n, d), (c + (plus ? 1 : k - 1)) % k);
+            for (int e = 0; e < t.dimensions(); ++e) {
+              if (e != d) {
+                EXPECT_EQ(t.coord(n, e), t.coord(r, e));
+              }
+            }
+          }
+        }
+        EXPECT_EQ(rest, 0);
+      }
+    }
+  }
 }
