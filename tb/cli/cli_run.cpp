@@ -18,6 +18,10 @@
 #include "tb/output_files.hpp"
 #include "tb/run_summary.hpp"
 
+
+#ifdef FTSIM_PGO_GENERATE
+extern "C" void __gcov_dump();  // libgcov (GCC -fprofile-generate)
+#endif
 namespace ftsim::tb::cli {
 
 namespace {
@@ -155,6 +159,9 @@ class RunCommand final : public Command {
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
+#ifdef FTSIM_PGO_GENERATE
+    __gcov_dump();  // an instrumented build (FTSIM_PGO=generate): _Exit skips the handler that writes the profile
+#endif
     std::_Exit(res.exit_code);
     return res.exit_code;  // not reached
   }
