@@ -2,7 +2,7 @@
 # Builds the ftsim command with profile-guided optimisation (GCC) into
 # BUILD_DIR (default build-pgo): an instrumented build, four short training
 # runs (a mesh, Figure 9's 8x8x8 torus, Immunet with a link fault, a fat tree
-# with virtual output queues: none of them the benchmark configurations of
+# with U-turns: none of them the benchmark configurations of
 # docs/performance.md), then the optimised build in the same directory.
 # Results are bit for bit those of the default build (scripts/same_behaviour.py);
 # docs/performance.md gives the gain. About twice a normal build's time.

@@ -18,10 +18,10 @@
 #include "tb/output_files.hpp"
 #include "tb/run_summary.hpp"
 
-
 #ifdef FTSIM_PGO_GENERATE
 extern "C" void __gcov_dump();  // libgcov (GCC -fprofile-generate)
 #endif
+
 namespace ftsim::tb::cli {
 
 namespace {
