@@ -4,16 +4,6 @@
 
 namespace ftsim::routing {
 
-int dor_direction(const KAryNCube& t, int from, int to, int dim) {
-  const int a = t.coord(from, dim);
-  const int b = t.coord(to, dim);
-  if (a == b) return 0;
-  if (!t.torus()) return b > a ? 1 : -1;
-  const int k = t.radix_of(dim);
-  const int fwd = (b - a + k) % k;
-  return fwd <= k - fwd ? 1 : -1;
-}
-
 void RoutingRelation::configure(const Topology& topo, int vcs) {
   if (vcs < min_vcs() || vcs > 16)
     throw ConfigError(

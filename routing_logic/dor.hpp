@@ -1,14 +1,16 @@
 // Dimension-order routing (DOR) on meshes and tori.
 #pragma once
-#include "routing_logic/topology/kary_ncube.hpp"
 #include "routing_logic/routing_relation.hpp"
+#include "routing_logic/topology/kary_ncube.hpp"
 
 namespace ftsim::routing {
 
 /// Minimal direction for one dimension of a k-ary n-cube: +1, -1 or 0 when
 /// the coordinates agree. On a torus with an even k and a distance of exactly
 /// k/2 both directions are minimal; DOR takes + then.
-int dor_direction(const KAryNCube& t, int from, int to, int dim);
+inline int dor_direction(const KAryNCube& t, int from, int to, int dim) {
+  return dim_direction(t, from, to, dim).sign;
+}
 
 /// Deterministic DOR: correct dimension 0 first, then 1, ... Mesh: any VC,
 /// acyclic CDG. Torus, mode kBubble: one ring per dimension line, entered only

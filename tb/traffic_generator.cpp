@@ -27,7 +27,8 @@ TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, routing::NodeId
       m_long_fraction(spec.long_fraction),
       m_rng(seed),
       m_period(period),
-      m_prob(spec.load / spec.mean_packet_flits()) {
+      m_prob(spec.load / spec.mean_packet_flits()),
+      m_log_no_packet(m_prob < 1.0 ? std::log1p(-m_prob) : 0.0) {
   if (calendar != nullptr) {
     calendar->add(this);
   } else {
@@ -39,7 +40,7 @@ std::uint64_t TrafficGenerator::next_gap() {
   if (m_prob >= 1.0) return 1;
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double x = 1.0 - u(m_rng);  // (0, 1]
-  return 1 + static_cast<std::uint64_t>(std::floor(std::log(x) / std::log1p(-m_prob)));
+  return 1 + static_cast<std::uint64_t>(std::floor(std::log(x) / m_log_no_packet));
 }
 
 std::uint64_t TrafficGenerator::first_gap() {

@@ -74,7 +74,10 @@ class TrafficGenerator : public sc_core::sc_module {
   double m_long_fraction;
   std::mt19937_64 m_rng;
   sc_core::sc_time m_period;
-  double m_prob;
+  double m_prob;  ///< packets per cycle (Bernoulli), load / mean packet flits
+  /// ln(1 - m_prob), the geometric gap's denominator: computed once, not by a
+  /// log1p call per packet (issue 54). Unused when m_prob >= 1.
+  double m_log_no_packet;
   bool m_stopped = false;
   bool m_started = false;
   std::uint64_t m_sent = 0;

@@ -215,12 +215,18 @@ bool CubeGeometry::on_ordered_minimal_path(LinkId l, NodeId a, NodeId b, int min
 }
 
 int CubeGeometry::deterministic_direction(NodeId a, NodeId b, bool direction_order, int min_dir) const {
+  std::array<DimDirection, KAryNCube::kMaxDimensions> way;
+  for (int d = 0; d < dims(); ++d) way[static_cast<std::size_t>(d)] = dim_direction(m_cube, a, b, d);
+  return deterministic_direction(way.data(), direction_order, min_dir);
+}
+
+int CubeGeometry::deterministic_direction(const DimDirection* way, bool direction_order, int min_dir) const {
   const int n = dims();
   int best = -1;
   for (int d = 0; d < n; ++d) {
-    const int sign = dor_direction(m_cube, a, b, d);
+    const int sign = way[d].sign;
     if (sign == 0) continue;
-    const bool plus = tie(a, b, d) ? d >= min_dir : sign > 0;
+    const bool plus = way[d].tie ? d >= min_dir : sign > 0;
     const int dir = direction_index(d, plus, n);
     if (!direction_order) return dir;  // dimension order: the lowest dimension first
     if (best < 0 || dir < best) best = dir;

@@ -205,6 +205,9 @@ class CubeGeometry {
   /// Direction index of the deterministic next hop from a towards b (see
   /// deterministic_path), or -1 when a == b.
   int deterministic_direction(NodeId a, NodeId b, bool direction_order, int min_dir = 0) const;
+  /// The same from the DimDirection of every dimension from a to b
+  /// (`way[0..dims()-1]`, dim_direction), for a caller that already has them.
+  int deterministic_direction(const DimDirection* way, bool direction_order, int min_dir = 0) const;
   /// Walks a misrouting prefix from a; calls f(link) per hop. Returns the end
   /// node, or kNone when the walk leaves a mesh.
   NodeId misroute_walk(NodeId a, const Segment& seg, const std::function<void(LinkId)>& f) const;

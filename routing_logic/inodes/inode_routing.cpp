@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <thread>
 
@@ -133,8 +134,8 @@ void InodeRouting::position(const Route& rt, const PacketHeader& h, RouterId r, 
   }
 }
 
-PortId InodeRouting::deterministic_port(RouterId r, NodeId target, int min_dir) const {
-  const int dir = m_geo->deterministic_direction(r, target, inodes::uses_direction_order(m_mech), min_dir);
+PortId InodeRouting::deterministic_port(const DimDirection* way, int min_dir) const {
+  const int dir = m_geo->deterministic_direction(way, inodes::uses_direction_order(m_mech), min_dir);
   if (dir < 0) return kNone;
   const int n = m_cube->dimensions();
   return KAryNCube::port_of(dir % n, dir < n);
@@ -176,7 +177,12 @@ void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
   const NodeId target = s.to;
   // After a prefix the rest continues the direction order (paper's rule).
   const int min_dir = inodes::rest_min_direction(m_mech, s);
-  const PortId det = deterministic_port(q.router, target, min_dir);
+  // Each dimension's minimal way to the target, once for both the
+  // deterministic (escape) hop and the adaptive ones (issue 54).
+  const int nd = m_cube->dimensions();
+  std::array<DimDirection, KAryNCube::kMaxDimensions> way;
+  for (int d = 0; d < nd; ++d) way[static_cast<std::size_t>(d)] = dim_direction(*m_cube, q.router, target, d);
+  const PortId det = deterministic_port(way.data(), min_dir);
   if (s.deterministic) {
     if (!alive(det)) return;
     if (adaptive) out.add(RouteCandidate{det, adaptive, 0, false});
@@ -184,10 +190,10 @@ void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
     return;
   }
   if (adaptive) {
-    for (int d = 0; d < m_cube->dimensions(); ++d) {
-      const int dir = dor_direction(*m_cube, q.router, target, d);
+    for (int d = 0; d < nd; ++d) {
+      const int dir = way[static_cast<std::size_t>(d)].sign;
       if (dir == 0) continue;
-      if (m_geo->tie(q.router, target, d)) {
+      if (way[static_cast<std::size_t>(d)].tie) {
         // Both ways are minimal; d+ only while the order still allows it.
         const PortId plus = KAryNCube::port_of(d, true), minus = KAryNCube::port_of(d, false);
         if (d >= min_dir && alive(plus)) out.add(RouteCandidate{plus, adaptive, 0, false});

@@ -87,9 +87,10 @@ class InodeRouting : public RoutingRelation {
   /// Subpath index, misroute step and hops after skipping intermediate nodes
   /// already reached at router r.
   void position(const inodes::Route& rt, const PacketHeader& h, RouterId r, int& seg, int& step, int& hops) const;
-  /// Deterministic next hop from r towards target using directions >=
-  /// min_dir (see inodes::CubeGeometry::deterministic_direction).
-  PortId deterministic_port(RouterId r, NodeId target, int min_dir) const;
+  /// Deterministic next hop towards a target using directions >= min_dir
+  /// (see inodes::CubeGeometry::deterministic_direction), from the
+  /// DimDirection of every dimension from the router to the target.
+  PortId deterministic_port(const DimDirection* way, int min_dir) const;
   static std::uint64_t pair_key(NodeId s, NodeId d) {
     return static_cast<std::uint64_t>(static_cast<std::uint32_t>(s)) << 32 | static_cast<std::uint32_t>(d);
   }

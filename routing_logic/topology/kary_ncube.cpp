@@ -9,8 +9,9 @@ namespace ftsim::routing {
 
 KAryNCube::KAryNCube(std::vector<int> dims, bool torus) : m_dims(std::move(dims)), m_torus(torus) {
   const char* kind = m_torus ? "torus" : "mesh";
-  if (m_dims.empty() || m_dims.size() > 6)
-    throw ConfigError(fmt::format("topology {}: {} dimensions given, allowed 1..6", kind, m_dims.size()));
+  if (m_dims.empty() || m_dims.size() > static_cast<std::size_t>(kMaxDimensions))
+    throw ConfigError(
+        fmt::format("topology {}: {} dimensions given, allowed 1..{}", kind, m_dims.size(), kMaxDimensions));
   long total = 1;
   for (int k : m_dims) {
     if (k < 2 || k > 1024)

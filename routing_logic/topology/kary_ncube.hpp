@@ -1,4 +1,4 @@
-// k-ary n-cube torus and n-dimensional mesh (any k per dimension, n = 1..3).
+// k-ary n-cube torus and n-dimensional mesh (any k per dimension, n = 1..6).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -13,7 +13,9 @@ namespace ftsim::routing {
 /// 0 in each dimension are the wrap-around links (the dateline is there).
 class KAryNCube : public Topology {
  public:
-  /// dims: radix per dimension, each >= 2, 1..3 dimensions (4+ also work).
+  /// Most dimensions a cube may have.
+  static constexpr int kMaxDimensions = 6;
+  /// dims: radix per dimension, each >= 2, 1..kMaxDimensions dimensions.
   /// Throws ConfigError naming the offending value.
   KAryNCube(std::vector<int> dims, bool torus);
 
@@ -47,5 +49,26 @@ class KAryNCube : public Topology {
   int m_n_dims = 0;
   std::vector<std::uint16_t> m_coords;  ///< router-major, dimension-minor (k <= 1024)
 };
+
+/// Minimal way along one dimension of a k-ary n-cube from one router to
+/// another: `sign` +1, -1, or 0 when the coordinates agree; `tie` when the
+/// routers are exactly k/2 apart on a torus ring of even k (both directions
+/// minimal; `sign` is +1 then).
+struct DimDirection {
+  int sign = 0;
+  bool tie = false;
+};
+
+/// The DimDirection of dimension `dim` (0..n-1) from router `from` to `to`.
+/// Inline: route computation reads it per dimension of every head (issue 54).
+inline DimDirection dim_direction(const KAryNCube& t, int from, int to, int dim) {
+  const int a = t.coord(from, dim);
+  const int b = t.coord(to, dim);
+  if (a == b) return {};
+  if (!t.torus()) return {b > a ? 1 : -1, false};
+  const int k = t.radix_of(dim);
+  const int fwd = (b - a + k) % k;
+  return {fwd <= k - fwd ? 1 : -1, 2 * fwd == k};
+}
 
 }  // namespace ftsim::routing

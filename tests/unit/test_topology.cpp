@@ -239,3 +239,42 @@ TEST(KAryNCube, CoordinatesAreTheMixedRadixDigitsOfTheRouterId) {
     }
   }
 }
+
+// dim_direction against walks along the dimension's line: the hops to the
+// target's coordinate going + and going - (neighbour by neighbour, a mesh
+// edge ends a walk), the shorter one's sign (+ on equal walks: a tie).
+TEST(KAryNCube, DimDirectionIsTheShorterWalkAlongTheDimension) {
+  constexpr int kNoWalk = 1 << 20;
+  for (const auto& dims : std::vector<std::vector<int>>{{7}, {8}, {4, 4}, {3, 5}, {2, 3, 4}, {6, 4}}) {
+    for (const bool torus : {false, true}) {
+      const KAryNCube t(dims, torus);
+      auto walk = [&](int from, int to, int d, bool plus) {
+        const int k = dims[static_cast<std::size_t>(d)];
+        int r = from;
+        for (int hops = 0; hops < k; ++hops) {
+          if (t.coord(r, d) == t.coord(to, d)) return hops;
+          const int c = t.coord(r, d);
+          if (!torus && ((plus && c == k - 1) || (!plus && c == 0))) return kNoWalk;
+          r = t.neighbour(r, d, plus);
+        }
+        return kNoWalk;
+      };
+      for (int a = 0; a < t.num_routers(); ++a) {
+        for (int b = 0; b < t.num_routers(); ++b) {
+          for (int d = 0; d < t.dimensions(); ++d) {
+            const DimDirection w = dim_direction(t, a, b, d);
+            const int plus = walk(a, b, d, true), minus = walk(a, b, d, false);
+            if (plus == 0) {
+              EXPECT_EQ(w.sign, 0);
+              EXPECT_FALSE(w.tie);
+              continue;
+            }
+            ASSERT_TRUE(plus < kNoWalk || minus < kNoWalk);
+            EXPECT_EQ(w.sign, plus <= minus ? 1 : -1) << a << " -> " << b << " dimension " << d;
+            EXPECT_EQ(w.tie, plus == minus) << a << " -> " << b << " dimension " << d;
+          }
+        }
+      }
+    }
+  }
+}
