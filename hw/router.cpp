@@ -122,11 +122,8 @@ inline bool RouteUnit::compute(const NetworkContext& ctx, const RouteUnitInput& 
   }
   m_scratch.clear();
   ctx.relation->route(q, m_scratch);
-  iv.route.assign(m_scratch);
+  iv.route_ports = iv.route.assign(m_scratch);
   iv.route_epoch = epoch();
-  std::uint64_t ports = 0;
-  for (const routing::RouteCandidate& cand : m_scratch) ports |= 1ULL << cand.port;
-  iv.route_ports = ports;
   return m_scratch.size > 0;
 }
 

@@ -33,13 +33,20 @@ struct StoredRoute {
   std::vector<routing::RouteCandidate> items;  ///< the first `size` are the candidates (never shrinks)
   int size = 0;
   bool discarded = false;  ///< as RouteSet::discarded
-  void assign(const routing::RouteSet& s) {
+  /// Copies `s`; returns its port set (bit per candidate's port), gathered
+  /// in the same pass.
+  std::uint64_t assign(const routing::RouteSet& s) {
     const auto n = static_cast<std::size_t>(s.size);
     if (items.size() < n) items.resize(n);
     routing::RouteCandidate* to = items.data();
-    for (std::size_t i = 0; i < n; ++i) to[i] = s.items[i];
+    std::uint64_t ports = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      to[i] = s.items[i];
+      ports |= 1ULL << s.items[i].port;
+    }
     size = s.size;
     discarded = s.discarded;
+    return ports;
   }
   const routing::RouteCandidate* begin() const { return items.data(); }
   const routing::RouteCandidate* end() const { return items.data() + size; }
