@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "hw/network_interface.hpp"
 
@@ -77,41 +78,61 @@ InjectionCalendar::InjectionCalendar(sc_core::sc_module_name name, sc_core::sc_t
   SC_METHOD(step);  // first activation at time 0 draws every generator's first gap
 }
 
-namespace {
-// std heap order for a min-heap on (cycle, generator).
-struct LaterDue {
-  template <typename D>
-  bool operator()(const D& a, const D& b) const {
-    return a.cycle != b.cycle ? a.cycle > b.cycle : a.generator > b.generator;
+DueQueue::DueQueue(std::uint32_t generators) {
+  m_bits = 1;
+  while (m_bits < 32 && (std::uint64_t{1} << m_bits) < generators) ++m_bits;
+  m_mask = (std::uint64_t{1} << m_bits) - 1;
+}
+
+void DueQueue::push(std::uint64_t cycle, std::uint32_t generator) {
+  m_heap.push_back(key(cycle, generator));
+  std::push_heap(m_heap.begin(), m_heap.end(), std::greater<>{});
+}
+
+void DueQueue::replace_top(std::uint64_t cycle) {
+  sift_down(key(cycle, top_generator()));
+}
+
+void DueQueue::pop() {
+  std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<>{});
+  m_heap.pop_back();
+}
+
+void DueQueue::sift_down(std::uint64_t k) {
+  const std::size_t n = m_heap.size();
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && m_heap[c + 1] < m_heap[c]) ++c;
+    if (m_heap[c] >= k) break;
+    m_heap[i] = m_heap[c];
+    i = c;
   }
-};
-}  // namespace
+  m_heap[i] = k;
+}
 
 void InjectionCalendar::step() {
   const std::uint64_t now = sc_core::sc_time_stamp().value() / m_period.value();
   if (!m_started) {
     m_started = true;
+    m_due = DueQueue(static_cast<std::uint32_t>(m_generators.size()));
     for (std::uint32_t i = 0; i < m_generators.size(); ++i)
-      if (const std::uint64_t gap = m_generators[i]->first_gap(); gap != 0) m_heap.push_back(Due{now + gap, i});
-    std::make_heap(m_heap.begin(), m_heap.end(), LaterDue{});
+      if (const std::uint64_t gap = m_generators[i]->first_gap(); gap != 0) m_due.push(now + gap, i);
     schedule(now);
     return;
   }
-  while (!m_heap.empty() && m_heap.front().cycle <= now) {
-    std::pop_heap(m_heap.begin(), m_heap.end(), LaterDue{});
-    Due& d = m_heap.back();
-    if (const std::uint64_t gap = m_generators[d.generator]->fire_packet(); gap != 0) {
-      d.cycle = now + gap;
-      std::push_heap(m_heap.begin(), m_heap.end(), LaterDue{});
-    } else {
-      m_heap.pop_back();  // stopped: not woken again
-    }
+  while (!m_due.empty() && m_due.top_cycle() <= now) {
+    if (const std::uint64_t gap = m_generators[m_due.top_generator()]->fire_packet(); gap != 0)
+      m_due.replace_top(now + gap);
+    else
+      m_due.pop();  // stopped: not woken again
   }
   schedule(now);
 }
 
 void InjectionCalendar::schedule(std::uint64_t now) {
-  if (!m_heap.empty()) next_trigger(m_period * static_cast<double>(m_heap.front().cycle - now));
+  if (!m_due.empty()) next_trigger(m_period * static_cast<double>(m_due.top_cycle() - now));
 }
 
 void MessageSink::take(const tlm::tlm_generic_payload& gp) {

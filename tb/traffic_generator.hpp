@@ -5,6 +5,8 @@
 #include <systemc>
 #include <tlm>
 
+#include <algorithm>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -89,6 +91,38 @@ class TrafficGenerator : public sc_core::sc_module {
 /// in all, in generator order, instead of one timed event per packet in the
 /// kernel's queue. Runs at the same time steps as the generators' own
 /// processes would (before the routers' clock edge in each cycle).
+/// Min-priority queue of (due cycle, generator) pairs, for InjectionCalendar:
+/// each pair packed into one 64-bit key, cycle << generator_bits | generator,
+/// so that the order is one integer comparison and, generators being unique,
+/// a strict total order (the pop order does not depend on the heap's shape).
+/// A binary heap with replace_top, the calendar's common step (a generator
+/// fires and is due again), one sift-down instead of a pop and a push.
+/// Cycles are clamped to max_cycle() (2^(64 - generator_bits) - 1, beyond any
+/// run: 2^44 for a million generators).
+class DueQueue {
+ public:
+  /// generators: how many there are (ids 0..generators-1), >= 1.
+  explicit DueQueue(std::uint32_t generators = 1);
+  bool empty() const { return m_heap.empty(); }
+  std::size_t size() const { return m_heap.size(); }
+  std::uint64_t top_cycle() const { return m_heap.front() >> m_bits; }
+  std::uint32_t top_generator() const { return static_cast<std::uint32_t>(m_heap.front() & m_mask); }
+  std::uint64_t max_cycle() const { return ~0ULL >> m_bits; }
+  void push(std::uint64_t cycle, std::uint32_t generator);
+  /// The top's generator is due again at `cycle` (the top moves down).
+  void replace_top(std::uint64_t cycle);
+  void pop();
+
+ private:
+  std::uint64_t key(std::uint64_t cycle, std::uint32_t generator) const {
+    return std::min(cycle, max_cycle()) << m_bits | generator;
+  }
+  void sift_down(std::uint64_t k);
+  int m_bits;
+  std::uint64_t m_mask;
+  std::vector<std::uint64_t> m_heap;
+};
+
 class InjectionCalendar : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(InjectionCalendar);
@@ -98,14 +132,10 @@ class InjectionCalendar : public sc_core::sc_module {
   void add(TrafficGenerator* g) { m_generators.push_back(g); }
 
  private:
-  struct Due {
-    std::uint64_t cycle;
-    std::uint32_t generator;
-  };
   void step();
   void schedule(std::uint64_t now);
   std::vector<TrafficGenerator*> m_generators;
-  std::vector<Due> m_heap;  ///< min-heap on (cycle, generator)
+  DueQueue m_due;
   sc_core::sc_time m_period;
   bool m_started = false;
 };

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "routing_logic/topology/kary_ncube.hpp"
 #include "tb/experiment_config.hpp"
 #include "tb/experiment_runner.hpp"
+#include "tb/traffic_generator.hpp"
 #include "tb/traffic_pattern.hpp"
 
 using namespace ftsim;
@@ -255,4 +257,45 @@ TEST(LatencyPercentiles, NearestRanksEqualThoseOfTheSortedValues) {
   const auto empty = tb::latency_percentiles({});
   EXPECT_TRUE(empty["p50"].is_null());
   EXPECT_EQ(empty["count"].get<int>(), 0);
+}
+
+// The injection calendar's queue against an ordered set of (cycle,
+// generator) pairs: the same top after every push, replace_top and pop, for
+// generator counts at and just past a power of two (the key's field width).
+TEST(DueQueue, PopsInCycleThenGeneratorOrderLikeAnOrderedSet) {
+  for (const std::uint32_t n : {1U, 2U, 7U, 64U, 65U, 512U}) {
+    std::mt19937_64 rng(n);
+    tb::DueQueue q(n);
+    std::set<std::pair<std::uint64_t, std::uint32_t>> model;
+    for (std::uint32_t g = 0; g < n; ++g) {
+      const std::uint64_t c = 1 + rng() % 20;  // ties in cycle are common
+      q.push(c, g);
+      model.emplace(c, g);
+    }
+    for (int step = 0; step < 20000 && !model.empty(); ++step) {
+      ASSERT_EQ(q.size(), model.size());
+      ASSERT_EQ(q.top_cycle(), model.begin()->first) << "n " << n << " step " << step;
+      ASSERT_EQ(q.top_generator(), model.begin()->second) << "n " << n << " step " << step;
+      const auto [c, g] = *model.begin();
+      model.erase(model.begin());
+      if (rng() % 50 == 0) {
+        q.pop();
+      } else {
+        const std::uint64_t next = c + 1 + rng() % 30;
+        q.replace_top(next);
+        model.emplace(next, g);
+      }
+    }
+  }
+}
+
+TEST(DueQueue, ClampsCyclesBeyondItsKeyRange) {
+  tb::DueQueue q(1000);  // 10 generator bits: cycles up to 2^54 - 1
+  EXPECT_EQ(q.max_cycle(), (std::uint64_t{1} << 54) - 1);
+  q.push(~0ULL, 999);
+  q.push(5, 3);
+  EXPECT_EQ(q.top_cycle(), 5U);
+  q.pop();
+  EXPECT_EQ(q.top_cycle(), q.max_cycle());
+  EXPECT_EQ(q.top_generator(), 999U);
 }
