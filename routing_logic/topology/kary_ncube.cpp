@@ -26,11 +26,11 @@ KAryNCube::KAryNCube(std::vector<int> dims, bool torus) : m_dims(std::move(dims)
     s *= m_dims[d];
   }
   const int n = static_cast<int>(total);
-  m_n_dims = static_cast<int>(m_dims.size());
   m_coords.resize(static_cast<std::size_t>(n) * m_dims.size());
   for (RouterId r = 0; r < n; ++r)
-    for (int d = 0; d < m_n_dims; ++d)
-      m_coords[static_cast<std::size_t>(r * m_n_dims + d)] = static_cast<std::uint16_t>((r / m_stride[d]) % m_dims[d]);
+    for (int d = 0; d < dimensions(); ++d)
+      m_coords[static_cast<std::size_t>(r * dimensions() + d)] =
+          static_cast<std::uint16_t>((r / m_stride[d]) % m_dims[d]);
   resize(n, 1 + 2 * dimensions(), n);
   for (RouterId r = 0; r < n; ++r) attach_node(r, r, kLocalPort, false);
   // Links in order: router r, dimension d, the + link. Link id = r*n + d when

@@ -33,7 +33,7 @@ class KAryNCube : public Topology {
   int radix_of(int d) const { return m_dims[d]; }
   /// Coordinate of router r in dimension d, 0..k-1 (a table: the routing
   /// relations read it per head, and two integer divisions cost more).
-  int coord(RouterId r, int d) const { return m_coords[static_cast<std::size_t>(r * m_n_dims + d)]; }
+  int coord(RouterId r, int d) const { return m_coords[static_cast<std::size_t>(r * dimensions() + d)]; }
   RouterId neighbour(RouterId r, int d, bool plus) const;
   static constexpr PortId kLocalPort = 0;
   static PortId port_of(int d, bool plus) { return 1 + 2 * d + (plus ? 0 : 1); }
@@ -46,7 +46,6 @@ class KAryNCube : public Topology {
   std::vector<int> m_dims;
   std::vector<int> m_stride;
   bool m_torus;
-  int m_n_dims = 0;
   std::vector<std::uint16_t> m_coords;  ///< router-major, dimension-minor (k <= 1024)
 };
 
