@@ -6,8 +6,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "routing_logic/dor.hpp"
-
 namespace ftsim::routing::inodes {
 
 std::string preference_name(Preference p) {
@@ -173,21 +171,18 @@ bool CubeGeometry::continues_order(NodeId a, NodeId b, int min_dir) const {
   if (min_dir <= 0) return true;
   const int n = dims();
   for (int d = 0; d < n; ++d) {
-    const int sign = dor_direction(m_cube, a, b, d);
-    if (sign == 0) continue;
+    const DimDirection way = dim_direction(m_cube, a, b, d);
+    if (way.sign == 0) continue;
     // d- (index n + d) is the later direction of the two: on a tie it is the
     // one that can still continue the order.
-    const int later = tie(a, b, d) ? n + d : direction_index(d, sign > 0, n);
+    const int later = way.tie ? n + d : direction_index(d, way.sign > 0, n);
     if (later < min_dir) return false;
   }
   return true;
 }
 
 bool CubeGeometry::tie(NodeId a, NodeId b, int d) const {
-  if (!m_cube.torus()) return false;
-  const int k = m_cube.radix_of(d);
-  const int fwd = (m_cube.coord(b, d) - m_cube.coord(a, d) + k) % k;
-  return fwd != 0 && 2 * fwd == k;
+  return dim_direction(m_cube, a, b, d).tie;
 }
 
 bool CubeGeometry::on_ordered_minimal_path(LinkId l, NodeId a, NodeId b, int min_dir) const {
