@@ -210,9 +210,7 @@ bool CubeGeometry::on_ordered_minimal_path(LinkId l, NodeId a, NodeId b, int min
 }
 
 int CubeGeometry::deterministic_direction(NodeId a, NodeId b, bool direction_order, int min_dir) const {
-  std::array<DimDirection, KAryNCube::kMaxDimensions> way;
-  for (int d = 0; d < dims(); ++d) way[static_cast<std::size_t>(d)] = dim_direction(m_cube, a, b, d);
-  return deterministic_direction(way.data(), direction_order, min_dir);
+  return deterministic_direction(dim_directions(m_cube, a, b).data(), direction_order, min_dir);
 }
 
 int CubeGeometry::deterministic_direction(const DimDirection* way, bool direction_order, int min_dir) const {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <thread>
 
@@ -180,8 +179,7 @@ void InodeRouting::route(const RouteQuery& q, RouteSet& out) const {
   // Each dimension's minimal way to the target, once for both the
   // deterministic (escape) hop and the adaptive ones (issue 54).
   const int nd = m_cube->dimensions();
-  std::array<DimDirection, KAryNCube::kMaxDimensions> way;
-  for (int d = 0; d < nd; ++d) way[static_cast<std::size_t>(d)] = dim_direction(*m_cube, q.router, target, d);
+  const auto way = dim_directions(*m_cube, q.router, target);
   const PortId det = deterministic_port(way.data(), min_dir);
   if (s.deterministic) {
     if (!alive(det)) return;

@@ -1,5 +1,6 @@
 // k-ary n-cube torus and n-dimensional mesh (any k per dimension, n = 1..6).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -68,6 +69,14 @@ inline DimDirection dim_direction(const KAryNCube& t, int from, int to, int dim)
   const int k = t.radix_of(dim);
   const int fwd = (b - a + k) % k;
   return {fwd <= k - fwd ? 1 : -1, 2 * fwd == k};
+}
+
+/// dim_direction of every dimension from `from` to `to` (entries from
+/// t.dimensions() on stay {0, false}).
+inline std::array<DimDirection, KAryNCube::kMaxDimensions> dim_directions(const KAryNCube& t, int from, int to) {
+  std::array<DimDirection, KAryNCube::kMaxDimensions> way;
+  for (int d = 0; d < t.dimensions(); ++d) way[static_cast<std::size_t>(d)] = dim_direction(t, from, to, d);
+  return way;
 }
 
 }  // namespace ftsim::routing

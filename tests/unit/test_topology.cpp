@@ -261,8 +261,11 @@ TEST(KAryNCube, DimDirectionIsTheShorterWalkAlongTheDimension) {
       };
       for (int a = 0; a < t.num_routers(); ++a) {
         for (int b = 0; b < t.num_routers(); ++b) {
+          const auto all = dim_directions(t, a, b);
           for (int d = 0; d < t.dimensions(); ++d) {
             const DimDirection w = dim_direction(t, a, b, d);
+            EXPECT_EQ(all[static_cast<std::size_t>(d)].sign, w.sign);
+            EXPECT_EQ(all[static_cast<std::size_t>(d)].tie, w.tie);
             const int plus = walk(a, b, d, true), minus = walk(a, b, d, false);
             if (plus == 0) {
               EXPECT_EQ(w.sign, 0);
