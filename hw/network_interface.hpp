@@ -63,7 +63,8 @@ class NetworkInterface : public sc_core::sc_module {
   void tick(std::uint64_t now) {
     // Nothing arrived, nothing to send: the common case at low load, kept
     // out of the full tick's call (its source-queue integral adds 0 then).
-    if (m_from_router->flits().empty() && m_to_router->credits().empty() && m_queue.empty() && m_injecting.empty()) {
+    // Credits on their way back are read when there is something to send.
+    if (m_from_router->flits().empty() && m_queue.empty() && m_injecting.empty()) {
       m_last_integrated = now;
       return;
     }

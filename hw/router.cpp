@@ -69,7 +69,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_clock->add(this);
   } else {
     m_wake_event = std::make_unique<sc_core::sc_event>();
-    SC_METHOD(tick);
+    SC_METHOD(own_tick);
     sensitive << clk.pos();
     dont_initialize();
   }
@@ -89,14 +89,27 @@ RouterClock::RouterClock(sc_core::sc_module_name name) : sc_module(name), clk("c
 }
 
 void RouterClock::step() {
-  m_stepping = true;  // wakes during the step join m_pending without a notification
-  if (clk.posedge())
+  if (m_ctx == nullptr) return;  // no router added: the routers have their own processes
+  m_stepping = true;             // wakes during the step join m_pending without a notification
+  const std::uint64_t c = current_cycle(*m_ctx);
+  if (clk.posedge()) {
+    m_cycle = c;
+    // The routers due now wake before the ticks, so they tick in the order
+    // they were added, as if they had been awake.
+    std::vector<Router*>& due = m_wheel[c & (kWheelSlots - 1)];
+    for (Router* r : due)
+      if (r->m_sleeping && r->m_wake_at == c) {
+        r->m_sleeping = false;
+        r->m_wake_at = ~0ULL;
+      }
+    due.clear();
     for (Router* r : m_routers)
-      if (!r->m_sleeping) r->tick();
+      if (!r->m_sleeping) r->tick(c);
+  }
   while (!m_pending.empty()) {  // woken since: ticked now (tick() skips a router already ticked this cycle)
     m_batch.swap(m_pending);
     for (Router* r : m_batch)
-      if (!r->m_sleeping) r->tick();
+      if (!r->m_sleeping) r->tick(c);
     m_batch.clear();
   }
   m_stepping = false;
@@ -343,8 +356,9 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
         if (iv.next_port >= 0) --ov.lane_credits[static_cast<std::size_t>(iv.next_port)];
       }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
-      op.link->push_flit(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
-      if (op.link->receiver != nullptr) op.link->receiver->wake();
+      const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
+      op.link->push_flit(ready, f);
+      if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
       if (f.head && !op.ejection) {
         ++pk.hops;
         ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
@@ -393,10 +407,6 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     in->receiver_port = p;
     in->flit_ports = &m_rx_ports;
     in->flit_bit = 1ULL << p;
-    if (ejection) {  // credits back to a network interface, which this router ticks
-      in->credit_ports = &m_ni_credits;
-      in->credit_bit = 1ULL << p;
-    }
     if (!m_ctx.stats.router_arrivals.empty())
       in->arrivals = &m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_id)];
   }
@@ -429,6 +439,16 @@ std::string Router::queue_name(int q) const {
 
 std::uint64_t Router::now() const {
   return current_cycle(m_ctx);
+}
+
+int Router::credits(int p, int v) const {
+  const OutputUnit& op = *m_out[static_cast<std::size_t>(p)];
+  int n = op.vcs[static_cast<std::size_t>(v)].credits;
+  if (op.link == nullptr || op.ejection) return n;
+  const auto& line = op.link->credits();
+  const std::uint64_t c = now();
+  for (std::size_t i = 0; i < line.size() && line.at(i).ready <= c; ++i) n += credit_vc(line.at(i).item) == v;
+  return n;
 }
 
 void Router::set_port_alive(int p, bool alive) {
@@ -610,8 +630,9 @@ void RouterDatapath::send_control_flit(int o, std::uint64_t c) {
     f.valid = true;
     if (f.head) op.set_allocated(0, true);
     --op.vcs[0].credits;
-    op.link->push_flit(c + prm.lat_sa + prm.lat_st + prm.lat_link, f);
-    if (op.link->receiver != nullptr) op.link->receiver->wake();
+    const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
+    op.link->push_flit(ready, f);
+    if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
     if (f.tail) op.set_allocated(0, false);
   }
   ctl.head = false;
@@ -663,19 +684,34 @@ void Router::attach_interface(NetworkInterface* ni) {
   m_nis.push_back(ni);
 }
 
-bool Router::has_work() const {
-  return m_control_outputs != 0 || m_buffered > 0 ||
-         (m_rx_ports | m_credit_ports | m_eject_ports | m_ni_pending | m_ni_credits) != 0;
+void Router::sleep_if_idle(std::uint64_t c) {
+  if (m_ctx.trace_mode || m_control_outputs != 0 || m_buffered > 0 || m_ni_pending != 0) return;
+  if ((m_rx_ports | m_eject_ports) == 0) {
+    sleep();
+    return;
+  }
+  if (m_clock == nullptr) return;
+  // Flits on their way (their lines are in ready order): sleep until the
+  // first one is readable, unless that is the next cycle anyway.
+  std::uint64_t next = ~0ULL;
+  for (std::uint64_t m = m_rx_ports; m != 0; m &= m - 1)
+    next = std::min(next, m_in[static_cast<std::size_t>(__builtin_ctzll(m))]->link->flits().front().ready);
+  for (std::uint64_t m = m_eject_ports; m != 0; m &= m - 1)
+    next = std::min(next, m_out[static_cast<std::size_t>(__builtin_ctzll(m))]->link->flits().front().ready);
+  if (next <= c + 1 || next - c >= RouterClock::kWheelSlots) return;
+  sleep();
+  m_wake_at = next;
+  m_clock->wake_later(this);
 }
 
-void Router::tick() {
+void Router::tick(std::uint64_t c) {
   if (m_failed) {
     sleep();
     return;
   }
-  const std::uint64_t c = now();
   if (c == m_last_tick) return;  // woken twice in one cycle
   m_last_tick = c;
+  ++m_ticks;
   if (m_ctx.trace_mode) {
     for (auto& op : m_out) {
       op->grant = -1;
@@ -683,7 +719,7 @@ void Router::tick() {
       if (op->link != nullptr) op->link->bundle.req0 = op->link->bundle.req1 = false;
     }
   }
-  if ((m_ni_pending | m_ni_credits | m_eject_ports) != 0)
+  if ((m_ni_pending | m_eject_ports) != 0)
     for (auto* ni : m_nis) ni->tick(c);
   receive(c);
   if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
@@ -723,7 +759,7 @@ void Router::tick() {
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
-  if (!m_ctx.trace_mode && !has_work()) sleep();
+  sleep_if_idle(c);
 }
 
 void Router::discard_front(int p, int q, std::uint64_t now) {

@@ -131,7 +131,9 @@ struct RouterDatapath {
 /// `vc<i>`), `route_unit`, `vc_allocator`, `switch_allocator`, `crossbar`.
 /// A router with nothing buffered and nothing arriving sleeps until a
 /// neighbour or its network interface writes to it, so idle routers cost
-/// nothing.
+/// nothing; under a RouterClock a flit on its way wakes it on the cycle the
+/// flit becomes readable, and returned credits wake no one (sleep_if_idle;
+/// docs/architecture.md, deviation 3).
 ///
 /// Flow control is credit based; wormhole allocates a downstream VC only
 /// when it is empty (atomic allocation) or, with `vc_realloc: non_atomic`,
@@ -162,6 +164,11 @@ class Router : public sc_core::sc_module, private RouterDatapath {
 
   /// Wakes a sleeping router (called by writers of its channels).
   void wake();
+  /// Wakes a sleeping router at cycle `cycle` (> the current one), when a
+  /// flit written now becomes readable: under a RouterClock the router
+  /// sleeps through the cycles in between (nothing to read), with its own
+  /// process it wakes at once (wake()).
+  void wake_at(std::uint64_t cycle);
 
   /// Fault handling. fail(): every flit in this router's buffers belongs to a
   /// dropped packet (switch_failure) and the router stops.
@@ -236,9 +243,15 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// "vc1", or "vc1.q2" with virtual output queues (wave and report names).
   std::string queue_name(int q) const;
   const OutputVc& output_vc(int p, int v) const { return m_out[p]->vcs[v]; }
+  /// Credits of output port p's VC v now (flits of room downstream): those
+  /// read (OutputVc::credits) and those readable on the link that a
+  /// sleeping router has not read yet.
+  int credits(int p, int v) const;
   /// Flits buffered in input VC v of port p (all its queues).
   int input_occupancy(int p, int v) const { return m_in[p]->occupancy(v); }
   int buffered_flits() const { return m_buffered; }
+  /// Cycles this router has been ticked (awake) since elaboration.
+  std::uint64_t ticks() const { return m_ticks; }
   tables::ForwardingTable& forwarding_table() { return m_route.table; }
   const tables::ForwardingTable& forwarding_table() const { return m_route.table; }
   std::uint64_t port_alive_mask() const { return m_route.port_alive; }
@@ -248,14 +261,22 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   void trace(sc_core::sc_trace_file* tf) const;
 
  private:
-  void tick();
+  /// The router's own clocked process (no RouterClock): tick(now()).
+  void own_tick() { tick(now()); }
+  /// The cycle's work at cycle c (c == now()).
+  void tick(std::uint64_t c);
   std::uint64_t now() const;
   void receive(std::uint64_t now);
   void route_computation(std::uint64_t now);
   void discard_front(int p, int q, std::uint64_t now);
   /// Route computation of queue q of port p if it is idle with flits.
   void route_queue(int p, int q, std::uint64_t now);
-  bool has_work() const;
+  /// Sleeps at the end of cycle c's tick when nothing is buffered, queued
+  /// or to be injected: until wake() when no link holds a flit for it,
+  /// else (under a RouterClock) until the cycle its first flit is readable.
+  /// Credits alone never keep a router awake: one with nothing buffered
+  /// reads them when it next wakes, before anything can use them.
+  void sleep_if_idle(std::uint64_t c);
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);
   void lose_control(OutputUnit& op);
@@ -279,6 +300,8 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   RouterClock* const m_clock;  ///< nullptr: this router's own SC_METHOD ticks it
   bool m_sleeping = false;
   bool m_failed = false;
+  std::uint64_t m_ticks = 0;
+  std::uint64_t m_wake_at = ~0ULL;  ///< asleep: the cycle a RouterClock wakes it (~0: only wake())
   /// Own process only (null under a RouterClock): ends a sleep. A named
   /// kernel event costs about 0.3 KB per router (issue 54, memory).
   std::unique_ptr<sc_core::sc_event> m_wake_event;
@@ -289,12 +312,10 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   std::uint64_t m_credit_ports = 0;
   std::uint64_t m_eject_ports = 0;
   // The network interfaces' work: bit i of m_ni_pending while interface i
-  // (attach order) has a packet to send (NetworkInterface::announce_to),
-  // bit p of m_ni_credits while credits travel back to the interface on
-  // port p. With both clear and nothing on the ejection links, the tick
-  // skips the interfaces.
+  // (attach order) has a packet to send (NetworkInterface::announce_to).
+  // With it clear and nothing on the ejection links, the tick skips the
+  // interfaces (credits back to an interface wait until it injects again).
   std::uint64_t m_ni_pending = 0;
-  std::uint64_t m_ni_credits = 0;
   InputVc m_lookahead;  ///< scratch of lookahead()
 };
 
@@ -314,15 +335,30 @@ class RouterClock : public sc_core::sc_module {
   SC_HAS_PROCESS(RouterClock);
   explicit RouterClock(sc_core::sc_module_name name);
   /// Called by Router's constructor when NetworkContext::router_clock is this.
-  void add(Router* r) { m_routers.push_back(r); }
+  void add(Router* r) {
+    m_routers.push_back(r);
+    m_ctx = &r->m_ctx;
+  }
   /// A sleeping router r was woken: tick it this time step.
   void woken(Router* r) {
     m_pending.push_back(r);
     if (!m_stepping) m_wake.notify(sc_core::SC_ZERO_TIME);
   }
+  /// Sleeping router r is to wake at cycle r->m_wake_at (after the current
+  /// one, less than kWheelSlots cycles ahead).
+  void wake_later(Router* r) { m_wheel[r->m_wake_at & (kWheelSlots - 1)].push_back(r); }
+  /// How far ahead wake_later() reaches, in cycles (a power of two).
+  static constexpr std::uint64_t kWheelSlots = 16;
+  /// The cycle of the last rising edge stepped.
+  std::uint64_t cycle() const { return m_cycle; }
 
  private:
   void step();
+  // Timing wheel: slot c mod kWheelSlots holds the routers to wake at cycle
+  // c (an entry whose router woke or was rescheduled since is skipped).
+  std::vector<Router*> m_wheel[kWheelSlots];
+  std::uint64_t m_cycle = 0;
+  const NetworkContext* m_ctx = nullptr;
   std::vector<Router*> m_routers;
   std::vector<Router*> m_pending;  ///< woken since the last step
   std::vector<Router*> m_batch;
@@ -333,6 +369,7 @@ class RouterClock : public sc_core::sc_module {
 inline void Router::wake() {
   if (m_sleeping) {
     m_sleeping = false;
+    m_wake_at = ~0ULL;
     if (m_clock != nullptr)
       m_clock->woken(this);
     else
@@ -340,11 +377,22 @@ inline void Router::wake() {
   }
 }
 
+inline void Router::wake_at(std::uint64_t cycle) {
+  if (!m_sleeping || cycle >= m_wake_at) return;
+  if (m_clock == nullptr || cycle <= m_clock->cycle() || cycle - m_clock->cycle() >= RouterClock::kWheelSlots) {
+    wake();
+    return;
+  }
+  m_wake_at = cycle;
+  m_clock->wake_later(this);
+}
+
 // Defined here because it wakes the upstream Router (per flit: inline).
 inline void InputUnit::return_credit(int v, int lane, std::uint64_t now, int latency) {
   if (link == nullptr || link->failed) return;
+  // The sender is not woken: while it has nothing buffered, no one waits
+  // for the credit (Router::sleep_if_idle).
   link->push_credit(now + static_cast<std::uint64_t>(latency), credit_code(v, lane));
-  if (link->sender != nullptr) link->sender->wake();
 }
 
 }  // namespace ftsim::hw

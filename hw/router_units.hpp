@@ -156,6 +156,10 @@ class QueueBits {
 
 /// Upstream view of one downstream VC.
 struct OutputVc {
+  /// Credits the router has read (flits of room downstream). A router with
+  /// nothing buffered does not wake for a returned credit: it reads the
+  /// credits waiting on its link when it next wakes, before anything can use
+  /// them; Router::credits() counts those too.
   int credits = 0;
   /// router.voq: per_output: credits of each of the downstream VC's output
   /// queues, indexed by the downstream router's output port.

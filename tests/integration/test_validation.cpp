@@ -274,3 +274,82 @@ TEST(Validation, ChannelUtilisationOfALineByHand) {
   const std::string hottest = j["hottest"][0]["channel"].get<std::string>();
   EXPECT_TRUE(hottest.rfind("1.", 0) == 0 || hottest.rfind("2.", 0) == 0) << hottest;
 }
+
+// Sleep and wake by hand. mesh:4 (a line), one 4-flit packet from node 0
+// to node 3 queued at cycle 0, wormhole, every stage 1 cycle (a flit sent
+// at cycle s is readable downstream at s + lat_sa + lat_st + lat_link =
+// s + 3). Node 0 injects the head at cycle 1 (readable at 2); router 0
+// computes its route at 2, allocates a VC at 3 and sends the head at 4,
+// the other flits at 5, 6, 7. So router r holds flits from a_r = 2 + 5r
+// (2, 7, 12, 17): 1, 2, 2, 2, 1 after the ticks of cycles a_r .. a_r + 4
+// (one in and one out per cycle from a_r + 2), none otherwise, and sends
+// its tail at a_r + 5; node 3 reads the tail at 25.
+struct SleepRow {
+  int buffered[4];
+  std::uint64_t ticks[4];
+};
+std::vector<SleepRow> sleep_timeline(const std::string& processes, int* east_credits_of_router0) {
+  Harness h(
+      "topology: mesh:4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4, flow_control: wormhole}\n"
+      "traffic: {load: 0.000001, packet_flits: 4}\nsim: {warmup_cycles: 0, measure_cycles: 100}\n",
+      {"sim.router_processes=" + processes});
+  h.net->interfaces[0].enqueue(3, 4, 0);
+  std::vector<SleepRow> rows;
+  for (std::uint64_t c = 0; c < 30; ++c) {
+    h.run(1);  // after the ticks of cycle c
+    SleepRow row{};
+    for (int r = 0; r < 4; ++r) {
+      row.buffered[r] = h.net->routers[static_cast<std::size_t>(r)].buffered_flits();
+      row.ticks[r] = h.net->routers[static_cast<std::size_t>(r)].ticks();
+    }
+    rows.push_back(row);
+  }
+  EXPECT_EQ(h.stats().delivered, 1U);
+  const auto& t = h.net->topology();
+  int east = -1;  // router 0's port to router 1
+  for (int p = 0; p < t.radix(0); ++p)
+    if (t.peer(0, p).kind == ftsim::routing::PortPeer::Kind::kRouter && t.peer(0, p).id == 1) east = p;
+  EXPECT_GE(east, 0);
+  const auto& r0 = h.net->routers[0];
+  *east_credits_of_router0 = r0.credits(east, 0) + r0.credits(east, 1);
+  return rows;
+}
+// Checks the buffered flits and which router ticked in which cycle against
+// ticked(r, c).
+template <typename Ticked>
+void expect_timeline(const std::vector<SleepRow>& rows, Ticked&& ticked) {
+  static const int kHeld[] = {1, 2, 2, 2, 1};
+  for (int c = 0; c < static_cast<int>(rows.size()); ++c)
+    for (int r = 0; r < 4; ++r) {
+      const int since = c - (2 + 5 * r);
+      EXPECT_EQ(rows[c].buffered[r], since >= 0 && since < 5 ? kHeld[since] : 0) << "router " << r << " cycle " << c;
+      const std::uint64_t before = c == 0 ? 0 : rows[c - 1].ticks[r];
+      EXPECT_EQ(rows[c].ticks[r] - before, ticked(r, c) ? 1U : 0U) << "router " << r << " cycle " << c;
+    }
+}
+// Under the shared clock every router ticks at cycle 0; then a router ticks
+// only while it has work: router 0 while node 0 injects (1) and until its
+// tail has left (7); router r from a_r, the cycle its first flit is
+// readable (the clock's timing wheel wakes it then, not when the flit was
+// written), to a_r + 5; router 3 until node 3 has read the tail (25). The
+// credits coming back wake no one: they wait on the link until the router
+// next wakes (Router::credits() counts them).
+TEST(Validation, RoutersSleepWhileFlitsAreOnTheirWayAndWakeWhenTheyAreReadable) {
+  int credits = 0;
+  expect_timeline(sleep_timeline("shared", &credits), [](int r, int c) {
+    const int a = 2 + 5 * r;
+    return c == 0 || (r == 0 && c <= 7) || (c >= a && c <= (r == 3 ? 25 : a + 5));
+  });
+  EXPECT_EQ(credits, 2 * 4);  // every credit back, read or not
+}
+// With a process per router the flits move on the same cycles; a router is
+// woken when a flit is written to its link (from a_r - 3) and ticks until
+// the flit is readable.
+TEST(Validation, RoutersWithTheirOwnProcessesFollowTheSameTimeline) {
+  int credits = 0;
+  expect_timeline(sleep_timeline("per_router", &credits), [](int r, int c) {
+    const int a = 2 + 5 * r;
+    return c == 0 || (r == 0 && c <= 7) || (r > 0 && c >= a - 3 && c <= (r == 3 ? 25 : a + 5));
+  });
+  EXPECT_EQ(credits, 2 * 4);
+}
