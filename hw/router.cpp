@@ -685,7 +685,6 @@ void Router::attach_interface(NetworkInterface* ni) {
 }
 
 void Router::sleep_if_idle(std::uint64_t c) {
-  if (m_ctx.trace_mode || m_control_outputs != 0 || m_buffered > 0 || m_ni_pending != 0) return;
   if ((m_rx_ports | m_eject_ports) == 0) {
     sleep();
     return;
@@ -759,7 +758,7 @@ void Router::tick(std::uint64_t c) {
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
-  sleep_if_idle(c);
+  if (!m_ctx.trace_mode && m_control_outputs == 0 && m_buffered == 0 && m_ni_pending == 0) sleep_if_idle(c);
 }
 
 void Router::discard_front(int p, int q, std::uint64_t now) {

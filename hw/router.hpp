@@ -271,8 +271,9 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   void discard_front(int p, int q, std::uint64_t now);
   /// Route computation of queue q of port p if it is idle with flits.
   void route_queue(int p, int q, std::uint64_t now);
-  /// Sleeps at the end of cycle c's tick when nothing is buffered, queued
-  /// or to be injected: until wake() when no link holds a flit for it,
+  /// Called at the end of cycle c's tick when nothing is buffered, queued
+  /// or to be injected (and no VCD is open): sleeps until wake() when no
+  /// link holds a flit for it,
   /// else (under a RouterClock) until the cycle its first flit is readable.
   /// Credits alone never keep a router awake: one with nothing buffered
   /// reads them when it next wakes, before anything can use them.
