@@ -202,10 +202,11 @@ __attribute__((noinline)) void RouterDatapath::request_every_vc(int p, int v, in
   }
 }
 
+template <bool kQueuesPerVc>
 inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports) {
   NetworkContext& ctx = m_ctx;
   const int nq = m_nq;
-  const int lanes = m_lanes;
+  const int lanes = kQueuesPerVc ? m_lanes : 1;
   const SelectionKind sel = ctx.params.selection;
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
   if (iv.ready > c) return;
@@ -256,7 +257,7 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
       const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
       if (cand.priority < best_prio || score > best_score) {
         int next = -1;
-        if (m_per_output && !op.ejection && op.link != nullptr && op.link->receiver != nullptr) {
+        if (kQueuesPerVc && m_per_output && !op.ejection && op.link != nullptr && op.link->receiver != nullptr) {
           next = lookahead_lane(op, cand.port, ov, iv.packet, len, c);
           if (next < 0) continue;  // no next-hop queue with room: this VC cannot take the packet
         }
@@ -278,10 +279,18 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
 }
 
 void RouterDatapath::form_vc_requests(std::uint64_t c) {
+  if (m_lanes > 1)
+    form_vc_requests_of<true>(c);
+  else
+    form_vc_requests_of<false>(c);
+}
+
+template <bool kQueuesPerVc>
+void RouterDatapath::form_vc_requests_of(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const int nq = m_nq;
   m_vc_requests.clear();
-  const int lanes = m_lanes;
+  const int lanes = kQueuesPerVc ? m_lanes : 1;
   // VOQ (many waiting heads per port): all ports at once, and the ports with
   // a free VC, to skip heads that cannot request.
   std::uint64_t free_ports = ~0ULL;
@@ -300,7 +309,7 @@ void RouterDatapath::form_vc_requests(std::uint64_t c) {
     // (again after a head is rerouted under a new route epoch).
     bool older_ready = false;
     ip.waiting_va.visit(0, nq, [&](int v) {
-      request_vc(p, v, c, older_ready, free_ports);
+      request_vc<kQueuesPerVc>(p, v, c, older_ready, free_ports);
       return false;
     });
   }

@@ -112,7 +112,13 @@ struct RouterDatapath {
   /// Output port o's VCs that are not allocated (0 when o is unconnected or
   /// dead), bit per VC.
   std::uint32_t unallocated_vcs(int o) const;
+  /// form_vc_requests() with the queues per VC (m_lanes) known to be 1
+  /// (kQueuesPerVc false) or not, so that the common case compiles without
+  /// the virtual output queues' branches.
+  template <bool kQueuesPerVc>
+  void form_vc_requests_of(std::uint64_t c);
   /// Forms queue v of port p's request (if any).
+  template <bool kQueuesPerVc>
   void request_vc(int p, int v, std::uint64_t c, bool& older_ready, std::uint64_t free_ports);
   /// Wavefront: every output VC that can take queue v of port p's head at
   /// relation priority `best_prio`.
