@@ -159,7 +159,7 @@ struct LinkDirection {
   PhitBundle bundle;
   Router* receiver = nullptr;  ///< woken when a flit is written
   int receiver_port = -1;      ///< the receiving router's input port (router.voq: per_output look-ahead)
-  Router* sender = nullptr;    ///< woken when a credit is written
+  Router* sender = nullptr;    ///< the router writing the flits (a credit does not wake it; a link failure does)
   bool failed = false;
   bool alive = true;  ///< traced: !failed (set together with failed)
   int link_id = -1;   ///< topology link id, -1 for NI attachments of direct networks

@@ -279,10 +279,10 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   void route_queue(int p, int q, std::uint64_t now);
   /// Called at the end of cycle c's tick when nothing is buffered, queued
   /// or to be injected (and no VCD is open): sleeps until wake() when no
-  /// link holds a flit for it,
-  /// else (under a RouterClock) until the cycle its first flit is readable.
-  /// Credits alone never keep a router awake: one with nothing buffered
-  /// reads them when it next wakes, before anything can use them.
+  /// link holds a flit for it, else (under a RouterClock) until the cycle
+  /// its first flit is readable. Credits alone never keep a router awake:
+  /// one with nothing buffered reads them when it next wakes, before
+  /// anything can use them.
   void sleep_if_idle(std::uint64_t c);
   /// Outputs whose head control packet may take the link this cycle.
   std::uint64_t control_ready(std::uint64_t now);
@@ -394,7 +394,7 @@ inline void Router::wake_at(std::uint64_t cycle) {
   m_clock->wake_later(this);
 }
 
-// Defined here because it wakes the upstream Router (per flit: inline).
+// Per flit: inline.
 inline void InputUnit::return_credit(int v, int lane, std::uint64_t now, int latency) {
   if (link == nullptr || link->failed) return;
   // The sender is not woken: while it has nothing buffered, no one waits
