@@ -16,6 +16,11 @@ namespace ftsim {
 /// Longest line accepted in a line-oriented input file, in bytes. OpenSM
 /// node descriptions are at most 64 bytes, so real lines stay far below it.
 inline constexpr std::size_t kMaxInputLineBytes = 4096;
+/// Longest node or switch name accepted in a line-oriented input file, in
+/// bytes: far above the 64 bytes of an InfiniBand node description, and
+/// short enough that every line ftsim writes back (an LFT dump's entry pads
+/// its numbers and spells the node type out) stays within kMaxInputLineBytes.
+inline constexpr std::size_t kMaxInputNameBytes = 1024;
 /// Largest line-oriented input file accepted (an OpenSM LFT dump of a fabric
 /// of tens of thousands of LIDs stays below it).
 inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;

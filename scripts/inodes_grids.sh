@@ -10,8 +10,8 @@
 # Writes PREFIX-{5vc,5vc-odd,4vc,4vc-odd,bgl} (the -odd sweeps add the odd
 # fault counts). INODES_SWEEPS="5vc 5vc-odd" runs those sweeps only (default:
 # all five); FTSIM=path picks the binary (a copy, so that rebuilding does not
-# change a long grid's binary). Cost: docs/performance.md (about 131
-# CPU-minutes per fault draw here).
+# change a long grid's binary). Cost: docs/performance.md (about 77
+# CPU-minutes per fault draw here: 64 CPU-hours for the 50-draw grid).
 # Report, mean ± standard error over the draws every point has finished:
 #   python3 scripts/inodes_report.py "$(dirname PREFIX)" "$(basename PREFIX)" --draws complete --error se [--plot DIR]
 set -euo pipefail

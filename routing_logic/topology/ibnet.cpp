@@ -69,6 +69,8 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
     const auto name = sc.until('"');
     if (!name) here(fmt::format("the {} has no closing double quote", field));
     if (name->empty()) here(fmt::format("the {} is empty", field));
+    if (name->size() > kMaxInputNameBytes)
+      here(fmt::format("the {} is {} bytes long; at most {} allowed", field, name->size(), kMaxInputNameBytes));
     return std::string(*name);
   };
   // An optional "(hexguid)" after a port number (ibnetdiscover's port GUID).
@@ -115,7 +117,12 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
       Scanner c(comment);
       c.skip_blanks();
       if (c.eat("\"")) {
-        if (const auto d = c.until('"')) r.desc = std::string(*d);
+        if (const auto d = c.until('"')) {
+          if (d->size() > kMaxInputNameBytes)
+            here(fmt::format("the node description is {} bytes long; at most {} allowed", d->size(),
+                             kMaxInputNameBytes));
+          r.desc = std::string(*d);
+        }
       }
       if (r.guid == 0 && r.name.size() > 2 && (r.name[0] == 'S' || r.name[0] == 'H') && r.name[1] == '-') {
         // ibnetdiscover names nodes S-<guid> / H-<guid>.

@@ -3,6 +3,7 @@
 // field's range, fabrics without end nodes (issue 47), and real files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <set>
@@ -101,6 +102,35 @@ TEST(OpenSmLftInput, AFiftyThousandCharacterNameIsALineLengthErrorNotACrash) {
   EXPECT_TRUE(contains(e, "x.dump:1: the line is 50049 bytes long; at most 4096 allowed")) << e;
 }
 
+// The fuzzer (CI, 2026-11-29) found a dump that parsed but whose written
+// dump did not: "0x1 0 # Router portguid 0x1: 'NAME'" fits in 4,096 bytes
+// with a 4,060-byte name, and dump() writes that entry as "0x0001 000 #
+// Channel Adapter portguid 0x0000000000000001: 'NAME'", 29 bytes more than
+// the line limit. Names are now at most 1,024 bytes. At that bound an
+// entry dump() writes has 60 bytes of fixed text, a switch header 64 with
+// one-digit LIDs (72 at most, with five-digit ones): the longest line here
+// is the header, 64 + 1,024 = 1,088 bytes, and never above 1,096.
+TEST(OpenSmLftInput, NamesAreBoundedSoThatTheWrittenDumpParsesAgain) {
+  const auto dump_with = [](std::size_t switch_name, std::size_t node_name) {
+    return "Unicast lids [0-1] of switch Lid 1 guid 0x1 ('" + std::string(switch_name, 'S') + "'):\n0x1 0 # Router " +
+           "portguid 0x1: '" + std::string(node_name, 'N') + "'\n1 lids dumped\n";
+  };
+  EXPECT_TRUE(contains(error_of([&] { LftSet::parse_dump(dump_with(1, 4060), "d"); }),
+                       "d:2: the node name is 4060 bytes long; at most 1024 allowed"));
+  EXPECT_TRUE(contains(error_of([&] { LftSet::parse_dump(dump_with(1025, 1), "d"); }),
+                       "d:1: the switch name is 1025 bytes long; at most 1024 allowed"));
+  const LftSet at_bound = LftSet::parse_dump(dump_with(1024, 1024), "d");
+  const std::string written = at_bound.dump();
+  std::size_t longest = 0;
+  for (std::size_t from = 0, nl; (nl = written.find('\n', from)) != std::string::npos; from = nl + 1)
+    longest = std::max(longest, nl - from);
+  EXPECT_EQ(longest, 64U + 1024U);  // the header, as counted above
+  const LftSet again = LftSet::parse_dump(written, "again");
+  EXPECT_EQ(again.dump(), written);
+  EXPECT_EQ(again.switches.at(0).name, std::string(1024, 'S'));
+  EXPECT_EQ(again.lids.at(1).name, std::string(1024, 'N'));
+}
+
 TEST(OpenSmLftInput, NumbersAreReadWholeAndRangeChecked) {
   std::string text = kBlock;
   // Switch LID 99999999999 was read as its first six digits, 999999.
@@ -160,6 +190,14 @@ TEST(IbNetInput, ALongNameAndAFabricWithoutEndNodesAreUserErrors) {
   EXPECT_TRUE(contains(error_of([] { IbNetTopology("Switch 99999999999 \"S\"\n", "n.net"); }),
                        "n.net:1: port count 99999999999 out of range, allowed 1..64"));
   EXPECT_TRUE(contains(error_of([] { IbNetTopology("Switch 2 \"S\n", "n.net"); }), "no closing double quote"));
+  // Names and descriptions are at most 1,024 bytes (kMaxInputNameBytes), so
+  // the netfile ftsim writes back stays within the line limit.
+  const std::string name_1025 = "Switch 2 \"" + std::string(1025, 'A') + "\"\n";
+  EXPECT_TRUE(contains(error_of([&] { IbNetTopology(name_1025, "n.net"); }),
+                       "n.net:1: the node name is 1025 bytes long; at most 1024 allowed"));
+  const std::string desc_1025 = "Switch 2 \"S-1\" # \"" + std::string(1025, 'D') + "\" lid 1 lmc 0\n";
+  EXPECT_TRUE(contains(error_of([&] { IbNetTopology(desc_1025, "n.net"); }),
+                       "n.net:1: the node description is 1025 bytes long; at most 1024 allowed"));
 }
 
 TEST(IbNetInput, RealIbnetdiscoverOutputOfTheMesh4x4Fabric) {
