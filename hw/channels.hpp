@@ -172,9 +172,11 @@ struct LinkDirection {
   std::uint64_t flit_bit = 0;
   std::uint64_t* credit_ports = &s_unwatched;
   std::uint64_t credit_bit = 0;
-  /// The receiving router's energy counter of buffer writes
-  /// (NetworkStats::router_arrivals), counted per flit written; a shared
-  /// scratch when the receiver is no router or no counters are kept.
+  /// The receiving router's energy counter of buffer writes from its
+  /// network interfaces (NetworkStats::node_arrivals), counted per flit a
+  /// network interface writes; a shared scratch when the receiver is no
+  /// router or no counters are kept. (Flits from routers are counted by
+  /// the sender's output unit, OutputUnit::flits_sent.)
   std::uint64_t* arrivals = &s_unwatched;
 
   void push_flit(std::uint64_t ready, const Flit& f) {

@@ -184,7 +184,16 @@ struct NetworkStats {
   // its input buffers through the crossbar, of those ejected to its nodes,
   // the heads among them, and the flits written into its input buffers
   // (from its nodes and from its links). Totals: crossbar_flits() etc.
+  // The routers count these per output unit (OutputUnit::flits_sent,
+  // heads_sent: two increments per flit instead of four indexed ones,
+  // issue 54); tb::Network::gather_energy_events() fills the four vectors
+  // from them, so they are valid after that call (the experiment runner
+  // makes it before it reads them).
   std::vector<std::uint64_t> router_crossbar, router_ejected, router_heads, router_arrivals;
+  /// Per router: flits written into its input buffers by its network
+  /// interfaces (counted as they are written; router_arrivals adds the
+  /// flits from its links when gathered).
+  std::vector<std::uint64_t> node_arrivals;
   static std::uint64_t sum(const std::vector<std::uint64_t>& v) {
     std::uint64_t t = 0;
     for (auto x : v) t += x;

@@ -383,13 +383,8 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
         op.last_flit.kind = TracedFlit::kind_of(f);
       }
       ++ctx.stats.flits_moved;
-      if (!ctx.stats.router_crossbar.empty()) {  // energy events (sized by the network)
-        const auto me = static_cast<std::size_t>(x.router);
-        ++ctx.stats.router_crossbar[me];
-        ctx.stats.router_ejected[me] += op.ejection;
-        ctx.stats.router_heads[me] += f.head;
-        if (!op.ejection) ++*op.link->arrivals;
-      }
+      ++op.flits_sent;  // energy events, gathered per router after the run
+      op.heads_sent += f.head;
       ctx.stats.last_move_cycle = c;
     }
     if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {
@@ -416,8 +411,7 @@ void Router::bind_port(int p, LinkDirection* in, LinkDirection* out, bool ejecti
     in->receiver_port = p;
     in->flit_ports = &m_rx_ports;
     in->flit_bit = 1ULL << p;
-    if (!m_ctx.stats.router_arrivals.empty())
-      in->arrivals = &m_ctx.stats.router_arrivals[static_cast<std::size_t>(m_id)];
+    if (!m_ctx.stats.node_arrivals.empty()) in->arrivals = &m_ctx.stats.node_arrivals[static_cast<std::size_t>(m_id)];
   }
   if (out != nullptr) {
     out->sender = this;

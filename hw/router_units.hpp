@@ -273,7 +273,12 @@ class OutputUnit : public sc_core::sc_module {
   }
   bool ejection = false;
   bool connected = false;
-  int capacity = 1;      ///< crossbar outputs (flits per cycle)
+  int capacity = 1;  ///< crossbar outputs (flits per cycle)
+  /// Energy events (issue 52), whole run: flits that crossed the crossbar
+  /// to this output onto a live link, and the heads among them;
+  /// tb::Network::gather_energy_events() sums them per router.
+  std::uint64_t flits_sent = 0;
+  std::uint64_t heads_sent = 0;
   int grant = -1;        ///< traced: input port granted this cycle (radix: control packet)
   TracedFlit last_flit;  ///< traced (written only in trace mode)
   struct Control {

@@ -9,8 +9,8 @@
 
 #include "common/text_input.hpp"
 #include "routing_logic/cdg.hpp"
-#include "routing_logic/topology/ibnet.hpp"
 #include "routing_logic/lft_routing.hpp"
+#include "routing_logic/topology/ibnet.hpp"
 #include "routing_logic/topology/switch_endpoints.hpp"
 
 namespace ftsim::tables {

@@ -776,6 +776,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
         {"acyclic", deadlock_check->acyclic}};
   if (cfg.faults.model == "bgl-planes") j["bgl_bypassed_nodes"] = rf.bypassed.size();
   traffic_stats(net, cfg, s, dropped, cycles, measure, j);
+  net.gather_energy_events();
   EnergyEvents ev;
   ev.crossbar_flits = s.crossbar_flits();
   ev.ejected_flits = s.ejected_flits();

@@ -119,7 +119,7 @@ void Network::setup_relation_and_context(const ExperimentConfig& cfg) {
   m_ctx.max_packet_flits = max_len;
   m_ctx.period_ticks = clk.period().value();
   for (auto* v : {&m_ctx.stats.router_crossbar, &m_ctx.stats.router_ejected, &m_ctx.stats.router_heads,
-                  &m_ctx.stats.router_arrivals})
+                  &m_ctx.stats.router_arrivals, &m_ctx.stats.node_arrivals})
     v->assign(static_cast<std::size_t>(m_topo->num_routers()), 0);
   m_ctx.stats.window_start = static_cast<std::uint64_t>(cfg.sim.warmup_cycles);
   m_ctx.stats.window_end = static_cast<std::uint64_t>(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
@@ -365,6 +365,27 @@ bool Network::reconfiguration_busy() const {
   for (const auto& m : m_mechanisms)
     if (m.busy && m.busy(*this)) return true;
   return false;
+}
+
+void Network::gather_energy_events() {
+  auto& st = m_ctx.stats;
+  if (st.router_crossbar.size() != routers.size()) return;  // not sized: no counters kept
+  std::fill(st.router_crossbar.begin(), st.router_crossbar.end(), 0);
+  std::fill(st.router_ejected.begin(), st.router_ejected.end(), 0);
+  std::fill(st.router_heads.begin(), st.router_heads.end(), 0);
+  st.router_arrivals = st.node_arrivals;
+  for (const hw::Router& r : routers) {
+    const auto me = static_cast<std::size_t>(r.id());
+    for (int p = 0; p < r.radix(); ++p) {
+      const hw::OutputUnit& op = r.output_unit(p);
+      st.router_crossbar[me] += op.flits_sent;
+      st.router_heads[me] += op.heads_sent;
+      if (op.ejection)
+        st.router_ejected[me] += op.flits_sent;
+      else if (op.link != nullptr && op.link->receiver != nullptr)
+        st.router_arrivals[static_cast<std::size_t>(op.link->receiver->id())] += op.flits_sent;
+    }
+  }
 }
 
 void Network::fail_router(routing::RouterId r) {

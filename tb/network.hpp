@@ -136,6 +136,11 @@ class Network : public sc_core::sc_module {
   void fault_detected(routing::LinkId l, std::uint64_t fail_cycle);
   /// fail_router: buffered packets dropped (switch_failure), links failed.
   void fail_router(routing::RouterId r);
+  /// Fills the per-router energy events of NetworkStats (router_crossbar,
+  /// router_ejected, router_heads, router_arrivals) from the output units'
+  /// counters and the interfaces' node_arrivals, for the run so far. Call it
+  /// before reading them; calling it again recomputes them (idempotent).
+  void gather_energy_events();
   /// Recomputes live destination sets for the traffic patterns.
   void update_traffic_components(const routing::FaultSet& permanent);
   /// Node-cycles of live nodes (nodes that send and receive traffic) over

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <tlm>
 
@@ -194,7 +195,13 @@ TEST(EnergyModel, EveryEventOfTwoPacketsOnA2x2MeshByHand) {
   sc_core::sc_start(net.clk.period() * 200.0);
   const auto& s = net.context().stats;
   ASSERT_EQ(s.delivered, 2U);
+  net.gather_energy_events();
   ftsim::tb::EnergyEvents ev = events_of(s);
+  // Gathering again recomputes the same counts (it does not add to them).
+  const std::vector<std::uint64_t> arrivals = s.router_arrivals;
+  net.gather_energy_events();
+  EXPECT_EQ(events_of(s).crossbar_flits, ev.crossbar_flits);
+  EXPECT_EQ(s.router_arrivals, arrivals);
   ev.cycles = 1000;
   const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
   const auto& e = j["events"];
@@ -292,6 +299,7 @@ TEST(EnergyModel, ByRouterClassOnAFatTreeByHand) {
   sc_core::sc_start(net.clk.period() * 200.0);
   const auto& s = net.context().stats;
   ASSERT_EQ(s.delivered, 1U);
+  net.gather_energy_events();
   ftsim::tb::EnergyEvents ev = events_of(s);
   ev.cycles = 100;
   const auto j = ftsim::tb::energy_json(net, cfg, ftsim::tb::Technology{}, ev);
