@@ -96,6 +96,13 @@ class QueueBits {
     return false;
   }
   void clear() { std::fill(m_words.begin(), m_words.end(), 0); }
+  /// The queue when exactly one is set and the set is one word (up to 64
+  /// queues); -1 otherwise.
+  int only() const {
+    if (!m_one_word) return -1;
+    const std::uint64_t w = m_words[0];
+    return w != 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1;
+  }
   /// Calls f(q) for the set bits q in [from, to), ascending, until f returns
   /// true; returns whether it did. f may reset the bit it is given.
   template <typename F>
@@ -395,6 +402,11 @@ class SwitchAllocator : public sc_core::sc_module {
   /// request lists, for any size). The two give the same grants; tests
   /// compare them.
   void use_key_sets(bool on) { m_key_sets = on && m_radix * m_nq < 64; }
+  /// Separable input first: whether a cycle with one active queue and no
+  /// control packet (one flow through the router, most cycles at low load)
+  /// takes the short path: the grant and pointer moves the two stages would
+  /// make, without running them (default on; tests compare both).
+  void use_one_queue_path(bool on) { m_one_queue_path = on; }
 
  private:
   struct Request {
@@ -423,6 +435,13 @@ class SwitchAllocator : public sc_core::sc_module {
   void separable_keys(const std::vector<std::unique_ptr<InputUnit>>& in,
                       const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                       std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
+  /// Separable allocation when port p's queue q is the only active queue
+  /// and no control packet waits: q is granted its output when ready, and
+  /// the input's and output's round-robin pointers move as the two stages
+  /// would move them.
+  template <typename CrossbarSink>
+  void one_queue(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
+                 int p, int q, std::uint64_t c, CrossbarSink& crossbar);
   /// Fills m_grants.
   void islip(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
              std::uint64_t control, std::uint64_t c);
@@ -431,10 +450,11 @@ class SwitchAllocator : public sc_core::sc_module {
   int m_radix = 0;
   int m_nq = 1;
   int m_lanes = 1;
-  bool m_key_sets = false;      ///< separable: separable_keys() instead of the request lists
-  std::vector<int> m_in_rr;     ///< per input port: next queue (separable) / accept pointer (iSLIP)
-  std::vector<int> m_out_rr;    ///< per output port: next key (separable) / grant pointer (iSLIP)
-  std::vector<int> m_queue_rr;  ///< iSLIP: per input port, next queue to serve a match
+  bool m_key_sets = false;       ///< separable: separable_keys() instead of the request lists
+  bool m_one_queue_path = true;  ///< separable: one_queue() when one queue is active
+  std::vector<int> m_in_rr;      ///< per input port: next queue (separable) / accept pointer (iSLIP)
+  std::vector<int> m_out_rr;     ///< per output port: next key (separable) / grant pointer (iSLIP)
+  std::vector<int> m_queue_rr;   ///< iSLIP: per input port, next queue to serve a match
   std::vector<Request> m_requests;
   /// Separable: per output port, the first of its requests in m_requests
   /// (-1: none), chained through m_next, so an output scans its own only.

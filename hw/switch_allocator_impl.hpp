@@ -14,12 +14,41 @@ namespace ftsim::hw {
 template <typename CrossbarSink>
 void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
   if (m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
+    const std::uint64_t ports = x.active_ports;
+    if ((ports & (ports - 1)) == 0 && ports != 0 && x.control == 0 && m_one_queue_path) {
+      const int p = __builtin_ctzll(ports);
+      const int q = x.in[static_cast<std::size_t>(p)]->active.only();
+      if (q >= 0) {
+        one_queue(x.in, x.out, p, q, c, crossbar);
+        return;
+      }
+    }
     separable(x.in, x.out, x.active_ports, x.control, c, crossbar);
     return;
   }
   m_grants.clear();
   islip(x.in, x.out, x.control, c);
   for (const SwitchGrant& g : m_grants) crossbar(g);
+}
+
+template <typename CrossbarSink>
+void SwitchAllocator::one_queue(const std::vector<std::unique_ptr<InputUnit>>& in,
+                                const std::vector<std::unique_ptr<OutputUnit>>& out, int p, int q, std::uint64_t c,
+                                CrossbarSink& crossbar) {
+  const InputVc& iv = in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
+  if (!ready(iv, out, c)) return;  // the input stage would pick nothing
+  const int o = iv.out_port;
+  const int nq = m_nq;
+  // The output stage's moves for the winner (separable, separable_keys).
+  m_in_rr[static_cast<std::size_t>(p)] = q + 1 == nq ? 0 : q + 1;
+  int& rr = m_out_rr[static_cast<std::size_t>(o)];
+  if (m_params.crossbar == CrossbarKind::kPerVc) {
+    const int next = p * nq + q + 1;
+    rr = next == m_radix * nq ? 0 : next;
+  } else {
+    rr = p + 1 == m_radix ? 0 : (p + 1) * nq;
+  }
+  crossbar(SwitchGrant{p, q, o});
 }
 
 template <typename Record>

@@ -48,15 +48,22 @@ class Fixture {
     in[0]->crossbar_inputs = 2;
   }
 
-  /// Random requests for cycle c; returns the active ports.
-  std::uint64_t randomise(std::mt19937_64& rng, std::uint64_t c, std::uint64_t& control) {
+  /// Random requests for cycle c; returns the active ports. `sparse`: one
+  /// queue of the router active (one in eight cycles two, or none) and
+  /// usually no control packet, as at low load.
+  std::uint64_t randomise(std::mt19937_64& rng, std::uint64_t c, std::uint64_t& control, bool sparse = false) {
     const int nq = m_case.vcs * m_case.lanes;
+    const int keys = m_case.radix * nq;
+    const int first = static_cast<int>(rng() % static_cast<std::uint64_t>(keys));
+    const int second = rng() % 8 == 0 ? static_cast<int>(rng() % static_cast<std::uint64_t>(keys)) : first;
+    const bool none = sparse && rng() % 16 == 0;
     std::uint64_t active_ports = 0;
     for (int p = 0; p < m_case.radix; ++p) {
       InputUnit& ip = *in[static_cast<std::size_t>(p)];
       for (int q = 0; q < nq; ++q) {
         InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
-        if (rng() % 2 == 0) {
+        const int key = p * nq + q;
+        if (sparse ? (none || (key != first && key != second)) : rng() % 2 == 0) {
           ip.active.reset(q);
           continue;
         }
@@ -76,7 +83,7 @@ class Fixture {
         for (auto& ov : op.vcs) ov.credits = static_cast<int>(rng() % 3);
       op.link->failed = rng() % 20 == 0;
       op.link->bundle.stop = rng() % 10 == 0;
-      if (rng() % 8 == 0) control |= 1ULL << o;
+      if (rng() % (sparse ? 64 : 8) == 0) control |= 1ULL << o;
     }
     return active_ports;
   }
@@ -90,31 +97,45 @@ class Fixture {
   Case m_case;
 };
 
+/// Two allocators for k's router: `b` with `b_setup` applied (the form under
+/// comparison) and `a` as configured.
+struct AllocatorPair {
+  AllocatorPair(const Case& k, const hw::RouterParams& params, const std::string& tag)
+      : a((tag + "_a").c_str(), params), b((tag + "_b").c_str(), params) {
+    a.configure(k.radix, k.vcs * k.lanes, k.lanes);
+    b.configure(k.radix, k.vcs * k.lanes, k.lanes);
+  }
+  /// Allocates cycle c with both and expects the same grants in the same
+  /// order; returns a's.
+  std::vector<SwitchGrant> same_grants(const hw::SwitchAllocInputs& x, std::uint64_t c, const std::string& tag) {
+    std::vector<SwitchGrant> ga, gb;
+    a.allocate(x, c, [&](const SwitchGrant& g) { ga.push_back(g); });
+    b.allocate(x, c, [&](const SwitchGrant& g) { gb.push_back(g); });
+    EXPECT_EQ(ga.size(), gb.size()) << tag << " cycle " << c;
+    for (std::size_t i = 0; i < ga.size() && i < gb.size(); ++i) {
+      EXPECT_EQ(ga[i].in_port, gb[i].in_port) << tag << " cycle " << c << " grant " << i;
+      EXPECT_EQ(ga[i].queue, gb[i].queue) << tag << " cycle " << c << " grant " << i;
+      EXPECT_EQ(ga[i].out_port, gb[i].out_port) << tag << " cycle " << c << " grant " << i;
+    }
+    return ga;
+  }
+  hw::SwitchAllocator a, b;
+};
+
 void expect_same_grants(const Case& k, const std::string& tag, std::uint64_t seed) {
   Fixture f(k, tag);
-  hw::SwitchAllocator keys((tag + "_keys").c_str(), f.m_params);
-  hw::SwitchAllocator lists((tag + "_lists").c_str(), f.m_params);
-  const int nq = k.vcs * k.lanes;
-  keys.configure(k.radix, nq, k.lanes);
-  lists.configure(k.radix, nq, k.lanes);
-  lists.use_key_sets(false);
+  AllocatorPair pair(k, f.m_params, tag);  // a: key sets, b: request lists
+  pair.b.use_key_sets(false);
   std::mt19937_64 rng(seed);
   int grants = 0, control_grants = 0, double_grants = 0;
   for (std::uint64_t c = 1; c <= 600; ++c) {
     std::uint64_t control = 0;
     const std::uint64_t active = f.randomise(rng, c, control);
-    const hw::SwitchAllocInputs x{f.in, f.out, active, control};
-    std::vector<SwitchGrant> a, b;
-    keys.allocate(x, c, [&](const SwitchGrant& g) { a.push_back(g); });
-    lists.allocate(x, c, [&](const SwitchGrant& g) { b.push_back(g); });
-    ASSERT_EQ(a.size(), b.size()) << tag << " cycle " << c;
+    const std::vector<SwitchGrant> a = pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, tag);
     int to_node = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_EQ(a[i].in_port, b[i].in_port) << tag << " cycle " << c << " grant " << i;
-      EXPECT_EQ(a[i].queue, b[i].queue) << tag << " cycle " << c << " grant " << i;
-      EXPECT_EQ(a[i].out_port, b[i].out_port) << tag << " cycle " << c << " grant " << i;
-      control_grants += a[i].in_port < 0;
-      to_node += a[i].out_port == 0 && a[i].in_port >= 0;
+    for (const SwitchGrant& g : a) {
+      control_grants += g.in_port < 0;
+      to_node += g.out_port == 0 && g.in_port >= 0;
     }
     grants += static_cast<int>(a.size());
     double_grants += to_node == 2;
@@ -124,6 +145,45 @@ void expect_same_grants(const Case& k, const std::string& tag, std::uint64_t see
   EXPECT_GT(grants, 600);
   EXPECT_GT(control_grants, 20);
   EXPECT_GT(double_grants, 5);
+}
+
+// The one-queue path against the two stages: cycles alternate at random
+// between one active queue (the path's case, as at low load) and many, so
+// the pointers the path moves decide later contended cycles. Both
+// allocators must grant alike, cycle after cycle; the counts check that
+// both kinds of cycle, and grants in each, occurred.
+void expect_one_queue_path_grants_as_the_stages(const Case& k, const std::string& tag, std::uint64_t seed,
+                                                bool key_sets) {
+  Fixture f(k, tag);
+  AllocatorPair pair(k, f.m_params, tag);  // a: the one-queue path, b: always the two stages
+  pair.a.use_key_sets(key_sets);
+  pair.b.use_key_sets(key_sets);
+  pair.b.use_one_queue_path(false);
+  const int nq = k.vcs * k.lanes;
+  std::mt19937_64 rng(seed);
+  int one_queue_grants = 0, contended_grants = 0;
+  for (std::uint64_t c = 1; c <= 2000; ++c) {
+    std::uint64_t control = 0;
+    const bool sparse = rng() % 2 == 0;
+    const std::uint64_t active = f.randomise(rng, c, control, sparse);
+    const auto a = pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, tag);
+    int queues = 0;
+    for (const auto& ip : f.in)
+      ip->active.visit(0, nq, [&](int) {
+        ++queues;
+        return false;
+      });
+    (queues == 1 && control == 0 ? one_queue_grants : contended_grants) += static_cast<int>(a.size());
+  }
+  EXPECT_GT(one_queue_grants, 300) << tag;
+  EXPECT_GT(contended_grants, 600) << tag;
+}
+
+TEST(SwitchAllocatorUnit, OneQueuePathGrantsAsTheTwoStages) {
+  expect_one_queue_path_grants_as_the_stages(Case{5, 2, 1, CrossbarKind::kMultiplexed}, "q1mux", 21, true);
+  expect_one_queue_path_grants_as_the_stages(Case{5, 2, 1, CrossbarKind::kMultiplexed}, "q1muxl", 22, false);
+  expect_one_queue_path_grants_as_the_stages(Case{7, 5, 1, CrossbarKind::kPerVc}, "q1pervc", 23, true);
+  expect_one_queue_path_grants_as_the_stages(Case{5, 4, 3, CrossbarKind::kPerVc}, "q1lanes", 24, false);
 }
 
 TEST(SwitchAllocatorUnit, KeySetsGrantAsTheRequestListsMultiplexedCrossbar) {
