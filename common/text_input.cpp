@@ -80,6 +80,11 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view digits, int base, s
   return v;
 }
 
+std::string name_length_error(std::string_view name, std::string_view field) {
+  if (name.size() <= kMaxInputNameBytes) return "";
+  return fmt::format("the {} is {} bytes long; at most {} allowed", field, name.size(), kMaxInputNameBytes);
+}
+
 bool LineReader::next(std::string_view* line) {
   if (m_pos >= m_text.size()) return false;
   ++m_line;

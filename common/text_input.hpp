@@ -36,6 +36,10 @@ std::uint64_t available_memory_bytes();
 std::string read_text_file(const std::string& path, const std::string& what,
                            std::size_t max_bytes = kMaxInputFileBytes);
 
+/// "the FIELD is N bytes long; at most 1024 allowed" when `name` is longer
+/// than kMaxInputNameBytes, else "" (the parsers prefix SOURCE:LINE).
+std::string name_length_error(std::string_view name, std::string_view field);
+
 /// A token shortened for an error message: at most 40 characters, with the
 /// total length when it was cut.
 std::string shown(std::string_view token);

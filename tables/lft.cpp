@@ -37,15 +37,6 @@ std::optional<std::string_view> quoted_to_end(Scanner& sc, std::string_view tail
   return r.substr(1, r.size() - 1 - close.size());
 }
 
-/// `name` as a string; throws (through `fail`) when it is longer than
-/// kMaxInputNameBytes, so that every line dump() writes back parses again.
-template <class Fail>
-std::string checked_name(std::string_view name, const char* field, Fail&& fail) {
-  if (name.size() > ftsim::kMaxInputNameBytes)
-    fail(fmt::format("the {} is {} bytes long; at most {} allowed", field, name.size(), ftsim::kMaxInputNameBytes));
-  return std::string(name);
-}
-
 }  // namespace
 
 LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
@@ -89,7 +80,9 @@ LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
       if (!sc.eat(" (")) fail("expected \" ('NAME'):\" after the switch GUID");
       const auto name = quoted_to_end(sc, "):");
       if (!name) fail("expected the switch name as ('NAME'): at the end of the line");
-      s.name = checked_name(*name, "switch name", fail);
+      // Bounded so that every line dump() writes back parses again.
+      if (const std::string e = ftsim::name_length_error(*name, "switch name"); !e.empty()) fail(e);
+      s.name = std::string(*name);
       out.switches.push_back(s);
       open = true;
     } else if (sc.eat("0x")) {
@@ -114,7 +107,8 @@ LftSet LftSet::parse_dump(const std::string& text, const std::string& source) {
       if (!sc.eat(": ")) fail("expected \": 'NAME'\" after the port GUID");
       const auto name = quoted_to_end(sc, "");
       if (!name) fail("expected the node name as 'NAME' at the end of the line");
-      LidEndpoint e{checked_name(*name, "node name", fail), is_switch, g};
+      if (const std::string too_long = ftsim::name_length_error(*name, "node name"); !too_long.empty()) fail(too_long);
+      LidEndpoint e{std::string(*name), is_switch, g};
       const auto [it, fresh] = out.lids.emplace(lid, e);
       if (!fresh && (it->second.name != e.name || it->second.guid != e.guid))
         fail(fmt::format("LID 0x{:04x} names '{}' (GUID 0x{:016x}) here and '{}' (GUID 0x{:016x}) before", lid, e.name,

@@ -69,8 +69,7 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
     const auto name = sc.until('"');
     if (!name) here(fmt::format("the {} has no closing double quote", field));
     if (name->empty()) here(fmt::format("the {} is empty", field));
-    if (name->size() > kMaxInputNameBytes)
-      here(fmt::format("the {} is {} bytes long; at most {} allowed", field, name->size(), kMaxInputNameBytes));
+    if (const std::string e = name_length_error(*name, field); !e.empty()) here(e);
     return std::string(*name);
   };
   // An optional "(hexguid)" after a port number (ibnetdiscover's port GUID).
@@ -118,9 +117,7 @@ IbNetTopology::IbNetTopology(const std::string& text, const std::string& source)
       c.skip_blanks();
       if (c.eat("\"")) {
         if (const auto d = c.until('"')) {
-          if (d->size() > kMaxInputNameBytes)
-            here(fmt::format("the node description is {} bytes long; at most {} allowed", d->size(),
-                             kMaxInputNameBytes));
+          if (const std::string e = name_length_error(*d, "node description"); !e.empty()) here(e);
           r.desc = std::string(*d);
         }
       }
