@@ -208,3 +208,47 @@ TEST(Faults, OverlappingFaultsWithARepairAreRejected) {
     EXPECT_NO_THROW(tb::resolve_faults(*topo, cfg.faults, false)) << "seed " << seed;
   }
 }
+
+// The VC request skip (issue 54) on whole wormhole networks: every router
+// forms its VC requests on each cycle it would skip them and throws if one
+// would have been made (Router::check_vc_request_skips), so a missed rule
+// (a credit, a release, a head not ready yet, a new route, a drop) fails
+// the run. Each configuration must also have skipped cycles to check.
+namespace {
+std::uint64_t checked_skips(const std::string& yaml, const std::vector<std::string>& sets, std::uint64_t cycles) {
+  test::Harness h(yaml, sets);
+  for (auto& r : h.net->routers) r.check_vc_request_skips(true);
+  EXPECT_NO_THROW(h.run(cycles));
+  std::uint64_t n = 0;
+  for (const auto& r : h.net->routers) n += r.checked_vc_request_skips();
+  return n;
+}
+}  // namespace
+
+TEST(VcRequestSkip, SlowRouteComputationAndVcAllocationNearSaturation) {
+  EXPECT_GT(checked_skips(kMesh, {"traffic.load=0.35", "router.latency={rc: 3, va: 2}"}, 3000), 0u);
+}
+
+TEST(VcRequestSkip, NonAtomicReallocationWithSlowCredits) {
+  EXPECT_GT(
+      checked_skips(kMesh, {"traffic.load=0.4", "router.vc_realloc=non_atomic", "router.latency={credit: 3}"}, 3000),
+      0u);
+}
+
+TEST(VcRequestSkip, LinkFaultDropsAndRepair) {
+  EXPECT_GT(checked_skips(kMesh, {"traffic.load=0.3", "faults=[{link: '2,2:x+', at: 800, repair: 2000}]"}, 3000), 0u);
+}
+
+TEST(VcRequestSkip, AdaptiveRoutesWithSeveralPorts) {
+  EXPECT_GT(
+      checked_skips(kMesh, {"routing=duato", "router.vcs=3", "traffic.load=0.4", "router.selection=round_robin"}, 3000),
+      0u);
+}
+
+TEST(VcRequestSkip, WavefrontAllocatorAndPerVcCrossbar) {
+  EXPECT_GT(checked_skips(kMesh,
+                          {"traffic.load=0.4", "router.vc_allocator=wavefront", "router.crossbar=per_vc",
+                           "router.injection_ports=2", "router.ejection_ports=2"},
+                          3000),
+            0u);
+}
