@@ -51,14 +51,6 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_in.push_back(std::make_unique<InputUnit>(("input_" + pn).c_str(), vcs, m_lanes));
     m_out.push_back(std::make_unique<OutputUnit>(("output_" + pn).c_str(), vcs, ctx.params.buffer_flits));
   }
-  // Wormhole, atomic reallocation: an output VC can take a head once empty
-  // (released with all its credits, or its last credit read in); non-atomic:
-  // once released, whatever its credits. Virtual cut-through: not skipped
-  // (credits change the outcome too often at the loads where it would pay).
-  const bool atomic = !ctx.params.vct && ctx.params.vc_realloc == VcRealloc::kAtomic;
-  m_va_skips = !ctx.params.vct;
-  m_va_arrival_event = atomic ? ctx.params.buffer_flits : ctx.params.buffer_flits + 1;
-  m_va_release_event = atomic ? ctx.params.buffer_flits : 0;
   m_per_output = ctx.params.queues == QueueOrganisation::kVoq && ctx.params.voq == VoqReading::kPerOutput;
   if (m_per_output)
     for (auto& op : m_out)
@@ -217,10 +209,7 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
   const int lanes = kQueuesPerVc ? m_lanes : 1;
   const SelectionKind sel = ctx.params.selection;
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
-  if (iv.ready > c) {
-    if (iv.ready < m_va_wake) m_va_wake = iv.ready;
-    return;
-  }
+  if (iv.ready > c) return;
   if (lanes > 1 && !older_ready) {
     older_ports_of_input(p);
     older_ready = true;
@@ -234,7 +223,6 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
       return;
     }
   }
-  if (!kQueuesPerVc) m_va_watch |= iv.route_ports;
   const int len = ctx.packets[iv.packet].length;
   const bool from_node = m_out[static_cast<std::size_t>(p)]->ejection;
   int best_port = -1;
@@ -291,22 +279,10 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
 }
 
 void RouterDatapath::form_vc_requests(std::uint64_t c) {
-  if (m_lanes > 1) {
+  if (m_lanes > 1)
     form_vc_requests_of<true>(c);
-    return;
-  }
-  m_va_wake = ~0ULL;
-  m_va_watch = 0;
-  form_vc_requests_of<false>(c);
-  // No request: none until something it reads changes (m_va_quiet). A
-  // request, granted or not, makes the next cycle's formation run (a head
-  // that lost the allocation asks again).
-  if (!m_vc_requests.empty()) {
-    m_va_quiet = false;
-  } else if (m_va_skips) {
-    m_va_quiet = true;
-    m_va_quiet_epoch = m_route.epoch();
-  }
+  else
+    form_vc_requests_of<false>(c);
 }
 
 template <bool kQueuesPerVc>
@@ -413,7 +389,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     }
     if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {
       op.set_allocated(iv.out_vc, false);
-      return CrossbarOutput{true, op.vcs[iv.out_vc].credits};
+      return CrossbarOutput{true};
     }
   }
   return CrossbarOutput{false};
@@ -480,7 +456,6 @@ int Router::credits(int p, int v) const {
 
 void Router::set_port_alive(int p, bool alive) {
   m_route.set_port_alive(p, alive);
-  m_va_quiet = false;
 }
 
 void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy,
@@ -661,7 +636,7 @@ void RouterDatapath::send_control_flit(int o, std::uint64_t c) {
     const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
     op.link->push_flit(ready, f);
     if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
-    if (f.tail) release_output_vc(op, 0);
+    if (f.tail) op.set_allocated(0, false);
   }
   ctl.head = false;
   if (--ctl.flits_left > 0) return;
@@ -679,7 +654,7 @@ void Router::lose_control(OutputUnit& op) {
       ctl.on_sent(kControlLost);
       continue;
     }
-    if (!ctl.head) release_output_vc(op, 0);  // cut after its head left: the receiver discards the rest
+    if (!ctl.head) op.set_allocated(0, false);  // cut after its head left: the receiver discards the rest
     m_ctx.drop(ctl.packet, DropReason::kLinkFailure);
   }
 }
@@ -765,50 +740,28 @@ void Router::tick(std::uint64_t c) {
                                           *m_out[static_cast<std::size_t>(g.out_port)], g.out_port, m_id},
                             m_ctx, c);
         --m_buffered;
-        if (out.released) {
-          set_state(g.in_port, g.queue, InputVc::State::kIdle);
-          if (m_va_quiet && out.credits >= m_va_release_event && (m_va_watch >> g.out_port & 1U))
-            m_va_quiet = false;  // the output VC may take a waiting head
-        }
+        if (out.released) set_state(g.in_port, g.queue, InputVc::State::kIdle);
       });
     }
     if (m_waiting_va > 0) {
-      if (!m_va_quiet || c >= m_va_wake || m_route.epoch() != m_va_quiet_epoch) {
-        // VC allocation: the waiting heads' requests in, the grants applied.
-        form_vc_requests(c);
-        if (!m_vc_requests.empty()) {
-          m_va.allocate(vc_alloc_inputs(), m_vc_grants);
-          for (const VcGrant& g : m_vc_grants) {
-            apply_vc_grant(g, c);
-            if (m_vc_allocated_hook)
-              m_mechanism->on_vc_allocated(
-                  g.in_port, g.queue, g.out_port, g.out_vc,
-                  m_in[static_cast<std::size_t>(g.in_port)]->queues[static_cast<std::size_t>(g.queue)].packet, c);
-          }
-          m_waiting_va -= static_cast<int>(m_vc_grants.size());
+      // VC allocation: the waiting heads' requests in, the grants applied.
+      form_vc_requests(c);
+      if (!m_vc_requests.empty()) {
+        m_va.allocate(vc_alloc_inputs(), m_vc_grants);
+        for (const VcGrant& g : m_vc_grants) {
+          apply_vc_grant(g, c);
+          if (m_vc_allocated_hook)
+            m_mechanism->on_vc_allocated(
+                g.in_port, g.queue, g.out_port, g.out_vc,
+                m_in[static_cast<std::size_t>(g.in_port)]->queues[static_cast<std::size_t>(g.queue)].packet, c);
         }
-      } else if (m_check_vc_request_skips) {
-        check_skipped_vc_requests(c);
+        m_waiting_va -= static_cast<int>(m_vc_grants.size());
       }
     }
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
   if (!m_ctx.trace_mode && m_control_outputs == 0 && m_buffered == 0 && m_ni_pending == 0) sleep_if_idle(c);
-}
-
-void Router::check_vc_request_skips(bool on) {
-  m_check_vc_request_skips = on;
-}
-
-__attribute__((noinline, cold)) void Router::check_skipped_vc_requests(std::uint64_t c) {
-  form_vc_requests(c);  // none: the state is what the formation it replaces would have left
-  ++m_checked_vc_request_skips;
-  if (m_vc_requests.empty()) return;
-  const VcRequest& r = m_vc_requests.front();
-  throw std::logic_error(fmt::format(
-      "{} cycle {}: VC allocation was skipped although input {} queue {} could request output {} VC {}", name(), c,
-      m_ctx.topology->port_name(m_id, r.in_port), r.queue, m_ctx.topology->port_name(m_id, r.out_port), r.out_vc));
 }
 
 void Router::discard_front(int p, int q, std::uint64_t now) {
@@ -827,19 +780,14 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   // Only the ports whose links hold credits or flits (ascending, as a scan
   // of every port would visit them).
   for (std::uint64_t m = m_credit_ports; m != 0; m &= m - 1) {
-    const int o = __builtin_ctzll(m);
-    OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
+    OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
     while (l->credits().ready(c)) {
       const std::uint16_t code = l->credits().front().item;
       OutputVc& ov = op.vcs[static_cast<std::size_t>(credit_vc(code))];
       l->pop_credit();
-      if (++ov.credits >= m_va_arrival_event) {  // may free the VC for a waiting head
-        if (ov.credits > depth)
-          throw std::logic_error(
-              fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
-        if (!ov.allocated && (m_va_watch >> o & 1U)) m_va_quiet = false;
-      }
+      if (++ov.credits > depth)
+        throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
       if (const int lane = credit_lane(code); lane >= 0) {
         int& lc = ov.lane_credits[static_cast<std::size_t>(lane)];
         if (++lc > m_ctx.params.voq_flits)
@@ -955,7 +903,7 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
     for (int v = 0; v < nq; ++v) {
       InputVc& iv = queues[v];
       if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
-        if (iv.state == InputVc::State::kActive) release_output_vc(*m_out[iv.out_port], iv.out_vc);
+        if (iv.state == InputVc::State::kActive) m_out[iv.out_port]->set_allocated(iv.out_vc, false);
         if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
         set_state(p, v, InputVc::State::kIdle);
       }

@@ -57,7 +57,6 @@ struct RouterDatapath {
     if (s == InputVc::State::kVcAlloc) {
       ip.waiting_va.set(q);
       m_va_ports |= bit;
-      m_va_quiet = false;
     } else {
       ip.waiting_va.reset(q);
       if (!ip.waiting_va.any()) m_va_ports &= ~bit;
@@ -74,31 +73,6 @@ struct RouterDatapath {
       m_route_ports |= bit;
     }
   }
-  /// Frees output VC v of op (a tail left, or its packet was dropped or
-  /// cut); a head waiting for VC allocation may now request it.
-  void release_output_vc(OutputUnit& op, int v) {
-    op.set_allocated(v, false);
-    m_va_quiet = false;
-  }
-  /// VC allocation's request formation is skipped while it cannot make a
-  /// request (issue 54). m_va_quiet is set by a formation that made none
-  /// (not with VOQ), and cleared by everything that can change that
-  /// outcome: a head starting to wait (set_state); an output VC on a port of
-  /// the waiting heads' routes (m_va_watch) becoming able to take a head,
-  /// by its release with at least m_va_release_event credits or by a
-  /// credit read in, not allocated, that leaves it at least
-  /// m_va_arrival_event; a released VC of a control packet or a dropped
-  /// one (release_output_vc); a port's liveness (set_port_alive); any
-  /// outside change (wake()). The route epoch is compared, and m_va_wake
-  /// is the earliest cycle at which a waiting head that was not ready yet
-  /// becomes ready. Thresholds in credits (flits), 0 .. buffer_flits + 1.
-  bool m_va_quiet = false;
-  std::uint64_t m_va_watch = 0;  ///< the ports of the waiting heads' routes at the last formation
-  std::uint64_t m_va_wake = ~0ULL;
-  std::uint32_t m_va_quiet_epoch = 0;
-  int m_va_arrival_event = 0;
-  int m_va_release_event = 0;
-  bool m_va_skips = false;  ///< wormhole only
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);
   /// router.voq: per_output: the downstream output queue of output op's VC
@@ -205,12 +179,6 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// Fault handling. fail(): every flit in this router's buffers belongs to a
   /// dropped packet (switch_failure) and the router stops.
   void fail();
-  /// Tests: on every cycle in which the VC allocation's request formation
-  /// is skipped (RouterDatapath::m_va_quiet), form the requests anyway and
-  /// throw std::logic_error naming the router, the cycle and the request
-  /// if there is one. checked_vc_request_skips(): the cycles so checked.
-  void check_vc_request_skips(bool on);
-  std::uint64_t checked_vc_request_skips() const { return m_checked_vc_request_skips; }
   bool failed() const { return m_failed; }
   /// The mechanism's per-router hardware (a child module), or nullptr.
   RouterMechanism* mechanism() const { return m_mechanism.get(); }
@@ -307,9 +275,6 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   void receive(std::uint64_t now);
   void route_computation(std::uint64_t now);
   void discard_front(int p, int q, std::uint64_t now);
-  void check_skipped_vc_requests(std::uint64_t c);
-  bool m_check_vc_request_skips = false;
-  std::uint64_t m_checked_vc_request_skips = 0;
   /// Route computation of queue q of port p if it is idle with flits.
   void route_queue(int p, int q, std::uint64_t now);
   /// Called at the end of cycle c's tick when nothing is buffered, queued
@@ -409,7 +374,6 @@ class RouterClock : public sc_core::sc_module {
 };
 
 inline void Router::wake() {
-  m_va_quiet = false;  // an outside change (a link, a table, a repair): form the VC requests again
   if (m_sleeping) {
     m_sleeping = false;
     m_wake_at = ~0ULL;

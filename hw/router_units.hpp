@@ -554,8 +554,6 @@ struct CrossbarOutput {
   /// The packet's tail left (or the packet was dropped): the output VC is
   /// free again and the input queue goes back to idle (the router's part).
   bool released;
-  /// Released: the credits of the freed output VC (flits of room downstream).
-  int credits = 0;
 };
 
 /// Crossbar and switch traversal: moves the granted flit from its input

@@ -215,37 +215,6 @@ TEST(RouterUnit, AtomicReallocationWaitsForAnEmptyVc) {
   EXPECT_EQ(b.flits_out(b.east()), 2u);
 }
 
-// The VC request skip (issue 54). Atomic reallocation as above: packet A
-// (2 flits from cycle 1) leaves, packet B (2 flits from cycle 3) waits for
-// the empty VC. By hand, with every latency 1: A routed at 1, granted at 2,
-// its flits cross at 3 and 4; B's head, behind A's tail in the same input
-// VC, is routed at 4 when that VC goes idle and is ready at 5, where the
-// formation finds the output VC released but with 2 of 4 credits: no
-// request, so the formations of cycles 6..49 are skipped (44 cycles, each
-// checked to have nothing to request). The test then returns
-// the two credits, readable at 51 and 52: at 52 the VC is empty, B's head
-// is granted, crosses at 53 and is visible east at 53 + SA + ST + link = 56.
-TEST(RouterUnit, VcRequestsAreSkippedWhileTheOnlyVcFillsAndFormedWhenItEmpties) {
-  RouterBench b(params(1, 4, false), 2);
-  b.router->check_vc_request_skips(true);
-  b.stub[b.east()] = Stub::kWithhold;
-  b.send(b.west(), 0, 5, 2, 1);
-  const auto second = b.send(b.west(), 0, 5, 2, 3);
-  b.run(50);
-  EXPECT_EQ(b.flits_out(b.east()), 2u);
-  EXPECT_EQ(b.router->checked_vc_request_skips(), 44u);
-  b.out[b.east()].push_credit(51, hw::credit_code(0, -1));
-  b.out[b.east()].push_credit(52, hw::credit_code(0, -1));
-  b.router->wake();
-  b.run(20);
-  const auto& d = b.departed[b.east()];
-  ASSERT_EQ(d.size(), 4u);
-  EXPECT_EQ(d[2].flit.packet, second);
-  EXPECT_TRUE(d[2].flit.head);
-  EXPECT_EQ(d[2].cycle, 56u);
-  EXPECT_EQ(d[3].cycle, 57u);
-}
-
 TEST(RouterUnit, NonAtomicReallocationLetsTheNextPacketFollowTheTail) {
   hw::RouterParams p = params(1, 4, false);
   p.vc_realloc = hw::VcRealloc::kNonAtomic;
