@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,10 +58,11 @@ struct StoredRoute {
 /// it holds up to B flits; with virtual output queues each input VC has B of
 /// them sharing the VC's B flits, one per resident packet.
 ///
-/// Layout: the fields the switch allocator reads for every sending queue
-/// every cycle (the FIFO's head, `ready`, the output port and VC, the state)
-/// come first, and the queue starts a cache line, so that they are one line;
-/// the route and the VOQ fields follow in the second.
+/// Layout: the fields the switch allocator and the crossbar read for every
+/// sending queue every cycle (the FIFO's head, `ready`, the output port, VC
+/// and look-ahead queue, the state) come first, and the queue starts a cache
+/// line, so that they are one line (static_assert below); the route and the
+/// VOQ arrival order follow in the second.
 struct alignas(64) InputVc {
   enum class State : std::uint8_t { kIdle, kVcAlloc, kActive };
   DelayLine<Flit> fifo;     ///< entries carry the arrival cycle
@@ -70,12 +72,13 @@ struct alignas(64) InputVc {
   std::uint32_t packet = 0;
   std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
   State state = State::kIdle;
+  int next_port = -1;             ///< router.voq: per_output: the downstream output queue the packet was granted
   std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
   StoredRoute route;              ///< candidates from RC
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
   std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
-  int next_port = -1;             ///< router.voq: per_output: the downstream output queue the packet was granted
 };
+static_assert(offsetof(InputVc, next_port) + sizeof(int) <= 64, "InputVc: the per-flit fields fit its first cache line");
 
 /// One bit per input queue of a port (VC-major, vcs x lanes): the queues in
 /// one state, so that the per-cycle stages visit those queues only (with
