@@ -78,7 +78,8 @@ struct alignas(64) InputVc {
   std::uint32_t route_epoch = 0;  ///< table epoch `route` was computed under
   std::uint32_t arrival = 0;      ///< VOQ: arrival order of the head packet at this port
 };
-static_assert(offsetof(InputVc, next_port) + sizeof(int) <= 64, "InputVc: the per-flit fields fit its first cache line");
+static_assert(offsetof(InputVc, next_port) + sizeof(int) <= 64,
+              "InputVc: the per-flit fields fit its first cache line");
 
 /// One bit per input queue of a port (VC-major, vcs x lanes): the queues in
 /// one state, so that the per-cycle stages visit those queues only (with
