@@ -86,25 +86,34 @@ static_assert(offsetof(InputVc, next_port) + sizeof(int) <= 64,
 /// VOQ a port has up to 16 x 4096 queues, most of them empty).
 class QueueBits {
  public:
+  QueueBits() = default;
+  QueueBits(const QueueBits&) = delete;  // m_words may point into the object
+  QueueBits& operator=(const QueueBits&) = delete;
+  ~QueueBits() { release(); }
+  /// Up to 64 queues the word is inside the object (the unit's own cache
+  /// lines, no heap block to load first); more go to the heap.
   void resize(int queues) {
-    m_words.assign(static_cast<std::size_t>((queues + 63) / 64), 0);
-    m_one_word = m_words.size() == 1;
+    release();
+    m_size = static_cast<std::uint32_t>((queues + 63) / 64);
+    m_one_word = m_size <= 1;
+    m_word = 0;
+    m_words = m_one_word ? &m_word : new std::uint64_t[m_size]();
   }
   void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
   void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
   bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
   bool any() const {
-    if (m_one_word) return m_words[0] != 0;
-    for (const std::uint64_t w : m_words)
-      if (w != 0) return true;
+    if (m_one_word) return m_word != 0;
+    for (std::uint32_t i = 0; i < m_size; ++i)
+      if (m_words[i] != 0) return true;
     return false;
   }
-  void clear() { std::fill(m_words.begin(), m_words.end(), 0); }
+  void clear() { std::fill(m_words, m_words + m_size, 0); }
   /// The queue when exactly one is set and the set is one word (up to 64
   /// queues); -1 otherwise.
   int only() const {
     if (!m_one_word) return -1;
-    const std::uint64_t w = m_words[0];
+    const std::uint64_t w = m_word;
     return w != 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1;
   }
   /// Calls f(q) for the set bits q in [from, to), ascending, until f returns
@@ -112,7 +121,7 @@ class QueueBits {
   template <typename F>
   bool visit(int from, int to, F&& f) const {
     if (m_one_word) {  // up to 64 queues: one word
-      std::uint64_t bits = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
+      std::uint64_t bits = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
       for (; bits != 0; bits &= bits - 1)
         if (f(__builtin_ctzll(bits))) return true;
       return false;
@@ -136,7 +145,7 @@ class QueueBits {
   template <typename F>
   __attribute__((always_inline)) bool visit_from(int from, int to, F&& f) const {
     if (m_one_word) {
-      const std::uint64_t w = m_words[0] & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
+      const std::uint64_t w = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
       const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
       for (std::uint64_t bits = high; bits != 0; bits &= bits - 1)
         if (f(__builtin_ctzll(bits))) return true;
@@ -161,8 +170,14 @@ class QueueBits {
   }
 
  private:
-  std::vector<std::uint64_t> m_words;
-  bool m_one_word = false;  ///< up to 64 queues (the vector's size, kept as a flag)
+  void release() {
+    if (m_words != &m_word) delete[] m_words;
+    m_words = &m_word;
+  }
+  std::uint64_t* m_words = &m_word;  ///< m_size words: &m_word, or a heap block
+  std::uint64_t m_word = 0;          ///< the only word, up to 64 queues
+  std::uint32_t m_size = 1;
+  bool m_one_word = true;  ///< up to 64 queues (m_size 1, kept as a flag)
 };
 
 /// Upstream view of one downstream VC.
@@ -212,16 +227,18 @@ class InputUnit : public sc_core::sc_module {
   InputUnit(sc_core::sc_module_name name, int vcs, int lanes);
   const char* kind() const override { return "ftsim_input_unit"; }
 
+  // The fields read every cycle or for every flit first, together (about
+  // three cache lines), the rest after them.
   LinkDirection* link = nullptr;
   std::vector<InputVc> queues;  ///< vcs x lanes entries, VC-major
-  std::vector<int> rx_lane;     ///< VOQ: per input VC, the queue receiving its current packet
-  std::uint32_t arrivals = 0;   ///< VOQ: heads received (arrival order counter)
   int crossbar_inputs = 1;      ///< flits this port may send per cycle
+  std::uint32_t arrivals = 0;   ///< VOQ: heads received (arrival order counter)
   /// Queues by state, kept by Router::set_state and Router::receive:
   /// waiting for VC allocation (kVcAlloc), sending (kActive), and maybe
   /// needing route computation (every idle queue with flits is set).
   QueueBits waiting_va, active, route_pending;
   std::array<int, 16> vc_flits{};  ///< per input VC (up to 16): flits buffered in its queues, 0..B
+  std::vector<int> rx_lane;        ///< VOQ: per input VC, the queue receiving its current packet
   /// VOQ: per input VC, the heads received in arrival order (queue and
   /// arrival number), trimmed lazily by the VC allocator.
   struct Arrival {
