@@ -54,8 +54,8 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
   m_per_output = ctx.params.queues == QueueOrganisation::kVoq && ctx.params.voq == VoqReading::kPerOutput;
   if (m_per_output)
     for (auto& op : m_out)
-      for (auto& ov : op->vcs)
-        ov.lane_credits.assign(static_cast<std::size_t>(ctx.topology->max_radix()), ctx.params.voq_flits);
+      op->lane_credits.assign(
+          op->vcs.size(), std::vector<int>(static_cast<std::size_t>(ctx.topology->max_radix()), ctx.params.voq_flits));
   m_sa.configure(radix, m_nq, m_lanes);
   m_va.configure(radix, vcs);
   if (mechanism) m_mechanism = mechanism(*this);  // built here: a child of this router
@@ -362,7 +362,8 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
       if (!op.ejection) {
         OutputVc& ov = op.vcs[iv.out_vc];
         --ov.credits;
-        if (iv.next_port >= 0) --ov.lane_credits[static_cast<std::size_t>(iv.next_port)];
+        if (iv.next_port >= 0)
+          --op.lane_credits[static_cast<std::size_t>(iv.out_vc)][static_cast<std::size_t>(iv.next_port)];
       }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
       const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
@@ -464,10 +465,11 @@ void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy,
   if (op.ejection) return;
   for (std::size_t v = 0; v < op.vcs.size(); ++v) {
     op.vcs[v].credits = m_ctx.params.buffer_flits - downstream_occupancy[v];
-    for (std::size_t o = 0; o < op.vcs[v].lane_credits.size(); ++o)
-      op.vcs[v].lane_credits[o] =
-          m_ctx.params.voq_flits -
-          (v < downstream_lanes.size() && o < downstream_lanes[v].size() ? downstream_lanes[v][o] : 0);
+    if (v < op.lane_credits.size())
+      for (std::size_t o = 0; o < op.lane_credits[v].size(); ++o)
+        op.lane_credits[v][o] =
+            m_ctx.params.voq_flits -
+            (v < downstream_lanes.size() && o < downstream_lanes[v].size() ? downstream_lanes[v][o] : 0);
     op.set_allocated(static_cast<int>(v), false);
   }
   wake();
@@ -503,7 +505,7 @@ int RouterDatapath::lookahead_lane(const OutputUnit& op, int out_port, int ov, s
   m_ctx.relation->on_hop(h, m_id, out_port, ov);
   op.link->receiver->lookahead(op.link->receiver_port, ov, h, c, m_lookahead_route);
   const routing::RouteSet& rs = m_lookahead_route;
-  const std::vector<int>& credits = op.vcs[static_cast<std::size_t>(ov)].lane_credits;
+  const std::vector<int>& credits = op.lane_credits[static_cast<std::size_t>(ov)];
   int best = -1;
   int best_prio = INT_MAX;
   const int n = rs.size;
@@ -563,8 +565,9 @@ void Router::repair() {
     for (std::size_t v = 0; v < op->vcs.size(); ++v) {
       op->set_allocated(static_cast<int>(v), false);
       op->vcs[v].credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
-      std::fill(op->vcs[v].lane_credits.begin(), op->vcs[v].lane_credits.end(), m_ctx.params.voq_flits);
     }
+  for (auto& op : m_out)
+    for (auto& lanes : op->lane_credits) std::fill(lanes.begin(), lanes.end(), m_ctx.params.voq_flits);
   for (auto* ni : m_nis) ni->repair();
   // Ports to other routers stay down until the network detects each repaired
   // link; the ports to this router's own interfaces (direct networks: no
@@ -789,7 +792,7 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
       if (++ov.credits > depth)
         throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
       if (const int lane = credit_lane(code); lane >= 0) {
-        int& lc = ov.lane_credits[static_cast<std::size_t>(lane)];
+        int& lc = op.lane_credits[static_cast<std::size_t>(credit_vc(code))][static_cast<std::size_t>(lane)];
         if (++lc > m_ctx.params.voq_flits)
           throw std::logic_error(fmt::format("credit overflow at {} queue {} cycle {}: {} > {}", op.name(), lane, c, lc,
                                              m_ctx.params.voq_flits));

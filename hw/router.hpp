@@ -249,6 +249,9 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// "vc1", or "vc1.q2" with virtual output queues (wave and report names).
   std::string queue_name(int q) const;
   const OutputVc& output_vc(int p, int v) const { return m_out[p]->vcs[v]; }
+  /// router.voq: per_output: output port p's VC v's credits per downstream
+  /// output queue (flits), indexed by the downstream router's output port.
+  const std::vector<int>& output_lane_credits(int p, int v) const { return m_out[p]->lane_credits[v]; }
   /// Credits of output port p's VC v now (flits of room downstream): those
   /// read (OutputVc::credits) and those readable on the link that a
   /// sleeping router has not read yet.

@@ -180,16 +180,16 @@ class QueueBits {
   bool m_one_word = true;  ///< up to 64 queues (m_size 1, kept as a flag)
 };
 
-/// Upstream view of one downstream VC.
+/// Upstream view of one downstream VC: 16 bytes, four to a cache line (the
+/// switch allocator reads the credits of every sending queue's VC every
+/// cycle); the look-ahead credits of virtual output queues are the output
+/// unit's (OutputUnit::lane_credits).
 struct OutputVc {
   /// Credits the router has read (flits of room downstream). A router with
   /// nothing buffered does not wake for a returned credit: it reads the
   /// credits waiting on its link when it next wakes, before anything can use
   /// them; Router::credits() counts those too.
   int credits = 0;
-  /// router.voq: per_output: credits of each of the downstream VC's output
-  /// queues, indexed by the downstream router's output port.
-  std::vector<int> lane_credits;
   bool allocated = false;  ///< held by a packet until its tail is sent
   /// Flits sent on this VC during the measurement window (channel load).
   std::uint64_t window_flits = 0;
@@ -287,6 +287,10 @@ class OutputUnit : public sc_core::sc_module {
 
   LinkDirection* link = nullptr;
   std::vector<OutputVc> vcs;
+  /// router.voq: per_output: per output VC, the credits of each of the
+  /// downstream VC's output queues, indexed by the downstream router's
+  /// output port (empty otherwise).
+  std::vector<std::vector<int>> lane_credits;
   /// Bit v set while output VC v (v < 32) is not allocated; kept by
   /// set_allocated (the VC allocator reads it instead of scanning vcs).
   std::uint32_t unallocated = 0;

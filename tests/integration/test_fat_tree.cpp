@@ -258,7 +258,7 @@ TEST(FatTreeVoq, PerOutputQueuesNeverExceedTheirFlitsAndEveryCreditIsAccountedFo
             if (dir.flits().at(i).item.lane == o) ++on_link;
           for (std::size_t i = 0; i < dir.credits().size(); ++i)
             if (hw::credit_lane(dir.credits().at(i).item) == o) ++returning;
-          const int credits = ur.output_vc(up_port, 0).lane_credits[static_cast<std::size_t>(o)];
+          const int credits = ur.output_lane_credits(up_port, 0)[static_cast<std::size_t>(o)];
           EXPECT_LE(held[0][static_cast<std::size_t>(o)], 4);
           ASSERT_EQ(credits + held[0][static_cast<std::size_t>(o)] + on_link + returning, 4)
               << "cycle " << cycle << " link " << topo.link_label(lk.id) << (fwd ? " fwd" : " back") << " output " << o;
