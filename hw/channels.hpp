@@ -33,6 +33,19 @@ struct DelayEntry {
 };
 
 namespace detail {
+/// A DelayLine's bookkeeping, a base placed before its inline entries, so
+/// that reading the line (its count, head and first entries) starts in one
+/// cache line.
+template <typename E>
+struct DelayHeader {
+  DelayHeader(E* buf, std::uint32_t mask, std::uint32_t capacity) : m_buf(buf), m_mask(mask), m_capacity(capacity) {}
+  E* m_buf;                  ///< the inline entries or m_heap; nullptr: none yet
+  std::uint32_t m_mask;      ///< capacity - 1 (capacity a power of two)
+  std::uint32_t m_capacity;  ///< entries the storage holds (0: none yet)
+  std::uint32_t m_head = 0;
+  std::uint32_t m_count = 0;
+  std::unique_ptr<E[]> m_heap;  ///< storage beyond the inline entries
+};
 /// The first `N` entries of a DelayLine, inside the line itself (none: an
 /// empty base, so that a line without them costs no byte).
 template <typename E, std::uint32_t N>
@@ -53,12 +66,19 @@ struct InlineEntries<E, 0> {
 /// inside the line until it needs more, so that reading a short line (a
 /// link's flits and credits) touches the line's own cache lines only.
 template <typename T, std::uint32_t Inline = 0>
-class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
+class DelayLine : private detail::DelayHeader<DelayEntry<T>>, private detail::InlineEntries<DelayEntry<T>, Inline> {
   static_assert((Inline & (Inline - 1)) == 0, "Inline must be 0 or a power of two");
+  using Header = detail::DelayHeader<DelayEntry<T>>;
+  using Header::m_buf;
+  using Header::m_capacity;
+  using Header::m_count;
+  using Header::m_head;
+  using Header::m_heap;
+  using Header::m_mask;
 
  public:
   using Entry = DelayEntry<T>;
-  DelayLine() : m_buf(this->inline_entries()), m_mask(Inline == 0 ? 0 : Inline - 1), m_capacity(Inline) {}
+  DelayLine() : Header(nullptr, Inline == 0 ? 0 : Inline - 1, Inline) { m_buf = this->inline_entries(); }
   DelayLine(const DelayLine& o) : DelayLine() { *this = o; }
   DelayLine(DelayLine&& o) noexcept : DelayLine() { *this = std::move(o); }
   DelayLine& operator=(const DelayLine& o) {
@@ -125,12 +145,6 @@ class DelayLine : private detail::InlineEntries<DelayEntry<T>, Inline> {
     m_capacity = cap;
     m_head = 0;
   }
-  Entry* m_buf;              ///< the inline entries or m_heap; nullptr: none yet
-  std::uint32_t m_mask;      ///< capacity - 1 (capacity a power of two)
-  std::uint32_t m_capacity;  ///< entries the storage holds (0: none yet)
-  std::uint32_t m_head = 0;
-  std::uint32_t m_count = 0;
-  std::unique_ptr<Entry[]> m_heap;  ///< storage beyond the inline entries
 };
 
 class Router;
@@ -149,29 +163,45 @@ constexpr int credit_lane(std::uint16_t code) {
 
 /// One direction of a link: flits downstream, credits (VC ids) upstream, and
 /// the phit bundle that the wave view shows.
-struct LinkDirection {
+struct alignas(64) LinkDirection {
   /// Read access; writes go through push_flit/pop_flit/push_credit/
   /// pop_credit/clear, which keep the readers' port sets.
   const DelayLine<Flit, 4>& flits() const { return m_flits; }
   /// Credit codes: VC + 16 x (lane + 1) (credit_code), lane -1 for the
   /// VC's shared pool.
   const DelayLine<std::uint16_t, 2>& credits() const { return m_credits; }
-  PhitBundle bundle;
-  Router* receiver = nullptr;  ///< woken when a flit is written
-  int receiver_port = -1;      ///< the receiving router's input port (router.voq: per_output look-ahead)
-  Router* sender = nullptr;    ///< the router writing the flits (a credit does not wake it; a link failure does)
+
+  // Layout (issue 54, cache lines): what a flit's write and read touch
+  // first (the failure flag, the receiver's port set and the flit line's
+  // bookkeeping share the first cache line, its four inline entries the
+  // next), then the credit line with its port set and the sender, then the
+  // rest.
   bool failed = false;
-  bool alive = true;  ///< traced: !failed (set together with failed)
-  int link_id = -1;   ///< topology link id, -1 for NI attachments of direct networks
+  bool alive = true;       ///< traced: !failed (set together with failed)
+  int receiver_port = -1;  ///< the receiving router's input port (router.voq: per_output look-ahead)
   /// Per-router port sets of the routers that read this link: bit
   /// `flit_bit` of *flit_ports is set while flits are queued (the router that
   /// receives them, or ticks the network interface that does), bit
   /// `credit_bit` of *credit_ports while credits are queued (the sender), so
   /// a router visits only the ports with something to read.
-  std::uint64_t* flit_ports = &s_unwatched;
   std::uint64_t flit_bit = 0;
-  std::uint64_t* credit_ports = &s_unwatched;
+  std::uint64_t* flit_ports = &s_unwatched;
+  Router* receiver = nullptr;  ///< woken when a flit is written
+
+ private:
+  // Entries inline, so that reads stay in the direction's own lines: with
+  // the default latencies a link holds up to four flits in flight (sent at
+  // c..c+3, the first read at c+3) and, from a multiplexed crossbar, two
+  // credits (one per cycle, one cycle each); more go to the heap.
+  DelayLine<Flit, 4> m_flits;
+  DelayLine<std::uint16_t, 2> m_credits;
+
+ public:
   std::uint64_t credit_bit = 0;
+  std::uint64_t* credit_ports = &s_unwatched;
+  Router* sender = nullptr;  ///< the router writing the flits (a credit does not wake it; a link failure does)
+  PhitBundle bundle;
+  int link_id = -1;  ///< topology link id, -1 for NI attachments of direct networks
   /// The receiving router's energy counter of buffer writes from its
   /// network interfaces (NetworkStats::node_arrivals), counted per flit a
   /// network interface writes; a shared scratch when the receiver is no
@@ -207,12 +237,6 @@ struct LinkDirection {
   }
 
  private:
-  // Entries inline, so that reads stay in the direction's own lines: with
-  // the default latencies a link holds up to four flits in flight (sent at
-  // c..c+3, the first read at c+3) and, from a multiplexed crossbar, two
-  // credits (one per cycle, one cycle each); more go to the heap.
-  DelayLine<Flit, 4> m_flits;
-  DelayLine<std::uint16_t, 2> m_credits;
   static inline std::uint64_t s_unwatched = 0;  ///< written, never read: links nobody watches
 };
 
