@@ -95,15 +95,14 @@ class QueueBits {
   void resize(int queues) {
     release();
     m_size = static_cast<std::uint32_t>((queues + 63) / 64);
-    m_one_word = m_size <= 1;
     m_word = 0;
-    m_words = m_one_word ? &m_word : new std::uint64_t[m_size]();
+    m_words = one_word() ? &m_word : new std::uint64_t[m_size]();
   }
   void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
   void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
   bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
   bool any() const {
-    if (m_one_word) return m_word != 0;
+    if (one_word()) return m_word != 0;
     for (std::uint32_t i = 0; i < m_size; ++i)
       if (m_words[i] != 0) return true;
     return false;
@@ -112,7 +111,7 @@ class QueueBits {
   /// The queue when exactly one is set and the set is one word (up to 64
   /// queues); -1 otherwise.
   int only() const {
-    if (!m_one_word) return -1;
+    if (!one_word()) return -1;
     const std::uint64_t w = m_word;
     return w != 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1;
   }
@@ -120,7 +119,7 @@ class QueueBits {
   /// true; returns whether it did. f may reset the bit it is given.
   template <typename F>
   bool visit(int from, int to, F&& f) const {
-    if (m_one_word) {  // up to 64 queues: one word
+    if (one_word()) {  // up to 64 queues: one word
       std::uint64_t bits = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
       for (; bits != 0; bits &= bits - 1)
         if (f(__builtin_ctzll(bits))) return true;
@@ -144,7 +143,7 @@ class QueueBits {
   /// +3% instructions in the switch allocator, measured).
   template <typename F>
   __attribute__((always_inline)) bool visit_from(int from, int to, F&& f) const {
-    if (m_one_word) {
+    if (one_word()) {
       const std::uint64_t w = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
       const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
       for (std::uint64_t bits = high; bits != 0; bits &= bits - 1)
@@ -170,14 +169,14 @@ class QueueBits {
   }
 
  private:
+  bool one_word() const { return m_size <= 1; }
   void release() {
     if (m_words != &m_word) delete[] m_words;
     m_words = &m_word;
   }
   std::uint64_t* m_words = &m_word;  ///< m_size words: &m_word, or a heap block
   std::uint64_t m_word = 0;          ///< the only word, up to 64 queues
-  std::uint32_t m_size = 1;
-  bool m_one_word = true;  ///< up to 64 queues (m_size 1, kept as a flag)
+  std::uint32_t m_size = 1;          ///< words: 1 up to 64 queues
 };
 
 /// Upstream view of one downstream VC: 16 bytes, four to a cache line (the
