@@ -115,12 +115,15 @@ class DelayLine : private detail::DelayHeader<DelayEntry<T>>, private detail::In
   }
   ~DelayLine() = default;
 
-  void push(std::uint64_t ready, const T& item) {
+  /// Appends `item`, due at cycle `ready`; returns the stored copy (valid
+  /// until the next push or pop).
+  T& push(std::uint64_t ready, const T& item) {
     if (m_count == m_capacity) reserve(m_capacity == 0 ? 8 : 2 * m_capacity);
     Entry& e = m_buf[(m_head + m_count) & m_mask];
     e.ready = ready;
     e.item = item;
     ++m_count;
+    return e.item;
   }
   bool ready(std::uint64_t now) const { return m_count != 0 && m_buf[m_head].ready <= now; }
   const Entry& front() const { return m_buf[m_head]; }
@@ -209,9 +212,11 @@ struct alignas(64) LinkDirection {
   /// the sender's output unit, OutputUnit::flits_sent.)
   std::uint64_t* arrivals = &s_unwatched;
 
-  void push_flit(std::uint64_t ready, const Flit& f) {
-    m_flits.push(ready, f);
+  /// Sends flit f, due at the receiver at cycle `ready`; returns the link's
+  /// copy (valid until the next push or pop).
+  Flit& push_flit(std::uint64_t ready, const Flit& f) {
     *flit_ports |= flit_bit;
+    return m_flits.push(ready, f);
   }
   void pop_flit() {
     m_flits.pop();

@@ -3,7 +3,10 @@
 #include "hw/current_cycle.hpp"
 #include "hw/router.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace ftsim::hw {
 
@@ -31,6 +34,10 @@ void NetworkInterface::fail() {
 }
 
 bool NetworkInterface::enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead, std::uint64_t tag) {
+  if (flits < 1 || flits > Flit::kMaxFlits)  // a flit's sequence number counts up to kMaxFlits
+    throw std::invalid_argument(
+        fmt::format("{}: a packet of {} flits (header flits included); the flits of a packet: 1..{}", name(), flits,
+                    Flit::kMaxFlits));
   if (m_failed) return false;
   // Integrate the queue length up to now before it changes.
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
@@ -186,10 +193,12 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     f.packet = in.packet;
     f.seq = static_cast<std::uint16_t>(in.next_seq);
     f.vc = static_cast<std::uint8_t>(in.vc);
-    f.head = in.next_seq == 0;
-    f.tail = in.next_seq == p.length - 1;
+    const bool head = in.next_seq == 0;
+    const bool tail = in.next_seq == p.length - 1;
+    f.head = head;
+    f.tail = tail;
     f.valid = true;
-    if (f.head && !p.requeued) {
+    if (head && !p.requeued) {
       p.inject_cycle = now;
       ++m_ctx.stats.injected;
     }
@@ -198,7 +207,7 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     ++m_ctx.stats.flits_moved;
     ++*m_to_router->arrivals;  // the receiving router's buffer writes (energy), or a scratch
     m_ctx.stats.last_move_cycle = now;
-    if (f.tail) {
+    if (tail) {
       m_injecting.erase(m_injecting.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++in.next_seq;

@@ -120,7 +120,8 @@ class NetworkInterface : public sc_core::sc_module {
   void requeue_front(std::uint32_t id);
   /// Enqueues a packet directly (used by b_transport). Returns false when the
   /// node has failed.
-  /// `flits` includes `overhead` header flits (not payload).
+  /// `flits` includes `overhead` header flits (not payload), 1..Flit::kMaxFlits;
+  /// throws std::invalid_argument outside that range.
   bool enqueue(routing::NodeId dst, int flits, std::uint64_t now, int overhead = 0, std::uint64_t tag = 0);
 
  private:

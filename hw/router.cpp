@@ -13,17 +13,13 @@ namespace ftsim::hw {
 
 using routing::RouteCandidate;
 
-void sc_trace(sc_core::sc_trace_file* tf, const Flit& f, const std::string& name) {
+void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string& name) {
   sc_core::sc_trace(tf, f.packet, name + ".packet");
   sc_core::sc_trace(tf, f.seq, name + ".seq");
   sc_core::sc_trace(tf, f.vc, name + ".vc");
   sc_core::sc_trace(tf, f.head, name + ".head");
   sc_core::sc_trace(tf, f.tail, name + ".tail");
   sc_core::sc_trace(tf, f.valid, name + ".valid");
-}
-
-void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string& name) {
-  sc_trace(tf, f.flit, name);
   sc_core::sc_trace(tf, f.src, name + ".src");
   sc_core::sc_trace(tf, f.dst, name + ".dst");
   sc_core::sc_trace(tf, f.kind, name + ".kind");
@@ -345,8 +341,11 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     OutputUnit& op = x.out;
     InputUnit& ip = x.in;
     InputVc& iv = ip.queues[static_cast<std::size_t>(x.queue)];
-    Flit f = iv.fifo.front().item;
-    iv.fifo.pop();
+    // The flit is read in place and leaves the FIFO last; the link's copy
+    // gets the downstream VC and lane written into it (bytes in memory, not
+    // fields inserted into a register copy).
+    const Flit& f = iv.fifo.front().item;
+    const bool head = f.head, tail = f.tail;
     --iv.occupancy;
     const int in_vc = x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
@@ -354,11 +353,9 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     op.grant = x.in_port;
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
-      ctx.drop_on_failed_link(f.packet, f.head ? NetworkContext::LinkLoss::kRoutedBeforeDetection
-                                               : NetworkContext::LinkLoss::kCutInBuffers);
+      ctx.drop_on_failed_link(
+          f.packet, head ? NetworkContext::LinkLoss::kRoutedBeforeDetection : NetworkContext::LinkLoss::kCutInBuffers);
     } else {
-      f.vc = static_cast<std::uint8_t>(iv.out_vc);
-      f.lane = static_cast<std::int8_t>(iv.next_port);
       if (!op.ejection) {
         OutputVc& ov = op.vcs[iv.out_vc];
         --ov.credits;
@@ -367,28 +364,27 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
       }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
       const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
-      op.link->push_flit(ready, f);
+      Flit& sent = op.link->push_flit(ready, f);
+      sent.vc = static_cast<std::uint8_t>(iv.out_vc);
+      sent.lane = static_cast<std::int8_t>(iv.next_port);
       if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
-      if (f.head && !op.ejection) {
+      if (head && !op.ejection) {
         ++pk.hops;
         ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
       }
       if (ctx.trace_mode) {  // the wave view's lines (nothing else reads them)
-        op.link->bundle.data = f.packet;
-        op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
-        op.link->bundle.req1 = f.head;
-        op.last_flit.flit = f;
-        op.last_flit.flit.valid = true;
-        op.last_flit.src = pk.header.src;
-        op.last_flit.dst = pk.header.dst;
-        op.last_flit.kind = TracedFlit::kind_of(f);
+        op.link->bundle.data = sent.packet;
+        op.link->bundle.req0 = !head;  // exactly one request line per flit in normal operation
+        op.link->bundle.req1 = head;
+        op.last_flit.set(sent, pk.header.src, pk.header.dst);
       }
       ++ctx.stats.flits_moved;
       ++op.flits_sent;  // energy events, gathered per router after the run
-      op.heads_sent += f.head;
+      op.heads_sent += head;
       ctx.stats.last_move_cycle = c;
     }
-    if (f.tail || (ctx.drop_epoch != 0 && pk.dropped)) {
+    iv.fifo.pop();
+    if (tail || (ctx.drop_epoch != 0 && pk.dropped)) {
       op.set_allocated(iv.out_vc, false);
       return CrossbarOutput{true};
     }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "harness.hpp"
 #include "tb/experiment_runner.hpp"
@@ -253,6 +255,37 @@ TEST(Validation, OneInjectionPortInjectsOnePacketAtATime) {
 }
 TEST(Validation, TwoInjectionPortsInjectTwoPacketsAtOnce) {
   EXPECT_EQ(last_head_cycle(2), 13U);
+}
+
+// The longest packet a flit's 13-bit sequence number counts. mesh:4 (a
+// line), wormhole, every stage 1 cycle, one packet of L flits from node 0
+// to node 3: the head is readable at router r at a_r = 2 + 5r, router 3
+// sends the tail at a_3 + L + 1 and node 3 reads it 3 cycles later, at
+// 21 + L (25 for the 4-flit packet of the sleep timeline below), so the
+// run delivers it after the ticks of cycle 21 + L and not before. One flit
+// more is an error that names the range, and queues nothing.
+std::uint64_t delivery_cycle(int flits) {
+  Harness h(
+      "topology: mesh:4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4, flow_control: wormhole}\n"
+      "traffic: {load: 0.000001, packet_flits: 4}\nsim: {warmup_cycles: 0, measure_cycles: 100}\n");
+  EXPECT_TRUE(h.net->interfaces[0].enqueue(3, flits, 0));
+  const std::uint64_t expected = 21 + static_cast<std::uint64_t>(flits);
+  h.run(expected);  // after the ticks of cycle expected - 1
+  EXPECT_EQ(h.stats().delivered, 0U);
+  h.run(1);
+  EXPECT_EQ(h.stats().delivered, 1U);
+  EXPECT_EQ(h.stats().ts_flits_delivered, static_cast<std::uint64_t>(flits));
+  try {
+    h.net->interfaces[1].enqueue(3, ftsim::hw::Flit::kMaxFlits + 1, expected + 1);
+    ADD_FAILURE() << "a packet of kMaxFlits + 1 flits was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1..8192"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(h.stats().created, 1U);
+  return expected;
+}
+TEST(Validation, APacketOfTheMostFlitsASequenceNumberCountsIsDeliveredWhole) {
+  EXPECT_EQ(delivery_cycle(ftsim::hw::Flit::kMaxFlits), 21U + 8192U);
 }
 
 TEST(Validation, ChannelUtilisationOfALineByHand) {

@@ -107,4 +107,52 @@ TEST(DelayLine, CopiesAndMovesKeepTheEntriesInOrder) {
   }
 }
 
+// The 8-byte flit: each field holds its whole range (seq 0..8191, vc 0..31,
+// lane -1..127 of an int8) without disturbing the others, checked on every
+// combination of each field's extremes and a middle value; a link or FIFO
+// entry (arrival cycle and flit) is 16 bytes, and push returns the stored
+// copy, which the crossbar retags in place.
+TEST(Flit, FieldsKeepTheirRangesApartInEightBytes) {
+  using ftsim::hw::Flit;
+  static_assert(sizeof(ftsim::hw::DelayEntry<Flit>) == 16);
+  const unsigned seqs[] = {0, 1, 4096, Flit::kMaxFlits - 1};
+  const unsigned vcs[] = {0, 15, 31};
+  const int lanes[] = {-1, 0, 63, 127};
+  int checked = 0;
+  for (unsigned seq : seqs)
+    for (unsigned vc : vcs)
+      for (int lane : lanes)
+        for (int flags = 0; flags < 8; ++flags) {
+          Flit f;
+          f.packet = 0xFFFFFFFFu - seq;
+          f.seq = static_cast<std::uint16_t>(seq);
+          f.vc = static_cast<std::uint8_t>(vc);
+          f.lane = static_cast<std::int8_t>(lane);
+          f.head = flags & 1;
+          f.tail = flags >> 1 & 1;
+          f.valid = flags >> 2 & 1;
+          EXPECT_EQ(f.packet, 0xFFFFFFFFu - seq);
+          EXPECT_EQ(f.seq, seq);
+          EXPECT_EQ(f.vc, vc);
+          EXPECT_EQ(f.lane, lane);
+          EXPECT_EQ(f.head, static_cast<unsigned>(flags & 1));
+          EXPECT_EQ(f.tail, static_cast<unsigned>(flags >> 1 & 1));
+          EXPECT_EQ(f.valid, static_cast<unsigned>(flags >> 2 & 1));
+          ++checked;
+        }
+  EXPECT_EQ(checked, 4 * 3 * 4 * 8);
+  DelayLine<Flit, 4> line;
+  Flit f;
+  f.packet = 7;
+  f.head = 1;
+  Flit& stored = line.push(5, f);
+  stored.vc = 3;
+  stored.lane = 2;
+  EXPECT_EQ(line.front().item.packet, 7U);
+  EXPECT_EQ(line.front().item.vc, 3U);
+  EXPECT_EQ(line.front().item.lane, 2);
+  EXPECT_EQ(line.front().item.head, 1U);
+  EXPECT_EQ(f.vc, 0U);  // the pushed flit itself is unchanged
+}
+
 }  // namespace
