@@ -68,6 +68,7 @@ std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::uniq
     const InputUnit& ip = *in[static_cast<std::size_t>(p)];
     const InputVc* const queues = ip.queues.data();
     const int first_key = p * nq;
+    const int inputs = ip.crossbar_inputs;  // read once: record() writes memory the compiler cannot tell apart
     int picked = 0;
     std::uint32_t vcs_picked = 0;
     // Only sending queues can be ready: visit those, from the pointer on.
@@ -81,7 +82,7 @@ std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::uniq
       } else {
         record(p, q, first_key + q, o, false);
       }
-      if (++picked == ip.crossbar_inputs) return true;
+      if (++picked == inputs) return true;
       if (one_per_vc) vcs_picked |= 1U << (q / lanes);
       return false;
     };
