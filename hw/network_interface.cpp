@@ -86,7 +86,14 @@ void NetworkInterface::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_tim
   }
   const unsigned bytes = gp.get_data_length();
   const int overhead = m_ctx.relation->header_overhead_flits(m_node, static_cast<routing::NodeId>(dst), m_flit_bytes);
-  const int flits = (bytes == 0 ? 1 : static_cast<int>((bytes + m_flit_bytes - 1) / m_flit_bytes)) + overhead;
+  const std::uint64_t payload_flits =
+      bytes == 0 ? 1 : (static_cast<std::uint64_t>(bytes) + m_flit_bytes - 1) / m_flit_bytes;
+  if (payload_flits + static_cast<std::uint64_t>(overhead) > static_cast<std::uint64_t>(Flit::kMaxFlits)) {
+    // TLM-2.0: the target cannot execute the command with this data length.
+    gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  const int flits = static_cast<int>(payload_flits) + overhead;
   const std::uint64_t now = current_cycle(m_ctx);
   const auto* tag = gp.get_extension<MessageTagExtension>();
   gp.set_response_status(enqueue(static_cast<routing::NodeId>(dst), flits, now, overhead, tag != nullptr ? tag->tag : 0)

@@ -49,7 +49,9 @@ struct MessageTagExtension : tlm::tlm_extension<MessageTagExtension> {
 /// (address = this node, a DeliveryExtension attached). The interface has no
 /// process of its own: its router ticks it.
 /// Errors: a destination outside 0..nodes-1 gets TLM_ADDRESS_ERROR_RESPONSE;
-/// a write to a failed node gets TLM_GENERIC_ERROR_RESPONSE.
+/// a message of more than Flit::kMaxFlits flits (header flits included)
+/// gets TLM_BURST_ERROR_RESPONSE and is not queued; a write to a failed
+/// node gets TLM_GENERIC_ERROR_RESPONSE.
 class NetworkInterface : public sc_core::sc_module {
  public:
   ImmediateTargetSocket<NetworkInterface> target;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <tlm>
+
 #include "harness.hpp"
 #include "tb/experiment_runner.hpp"
 
@@ -286,6 +288,34 @@ std::uint64_t delivery_cycle(int flits) {
 }
 TEST(Validation, APacketOfTheMostFlitsASequenceNumberCountsIsDeliveredWhole) {
   EXPECT_EQ(delivery_cycle(ftsim::hw::Flit::kMaxFlits), 21U + 8192U);
+}
+
+// The same bound on the TLM side: a message of 8,192 flits of 16 bytes is
+// one packet; one byte more cannot be a packet (TLM_BURST_ERROR_RESPONSE,
+// the base protocol's answer to a data length the target cannot take) and
+// queues nothing.
+TEST(Validation, AMessageLongerThanAPacketCanBeIsABurstError) {
+  Harness h(
+      "topology: mesh:4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4, flow_control: wormhole}\n"
+      "traffic: {load: 0.000001, packet_flits: 4, flit_bytes: 16}\nsim: {warmup_cycles: 0, measure_cycles: 100}\n");
+  auto send = [&](unsigned bytes) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    gp.set_address(3);
+    gp.set_data_ptr(nullptr);
+    gp.set_data_length(bytes);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    tlm::tlm_fw_transport_if<>& fw = h.net->interfaces[0].target.get_base_export();  // the exported forward path
+    fw.b_transport(gp, delay);
+    return gp.get_response_status();
+  };
+  const unsigned most = static_cast<unsigned>(ftsim::hw::Flit::kMaxFlits) * 16U;
+  EXPECT_EQ(send(most + 1), tlm::TLM_BURST_ERROR_RESPONSE);
+  EXPECT_EQ(h.stats().created, 0U);
+  EXPECT_EQ(send(most), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(h.stats().created, 1U);
+  EXPECT_EQ(h.stats().ts_flits_created, static_cast<std::uint64_t>(ftsim::hw::Flit::kMaxFlits));
 }
 
 TEST(Validation, ChannelUtilisationOfALineByHand) {
