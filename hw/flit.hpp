@@ -8,10 +8,11 @@
 namespace ftsim::hw {
 
 /// One flow-control unit, 8 bytes: the packet id, the sequence number and
-/// flags in 16 bits, the VC and the lane a byte each, so that a FIFO or link entry (arrival cycle
-/// plus flit) is 16 bytes (issue 54: the 8x8x8 run is bound by the misses of
-/// the input FIFOs and link lines). Flits carry a packet id; the header
-/// itself lives in the PacketStore (the head flit "is" the header).
+/// flags in 16 bits, the VC and the lane a byte each, so that a FIFO or
+/// link entry (arrival cycle plus flit) is 16 bytes (issue 54: the 8x8x8
+/// run is bound by the misses of the input FIFOs and link lines). Flits
+/// carry a packet id; the header itself lives in the PacketStore (the head
+/// flit "is" the header).
 struct Flit {
   std::uint32_t packet = 0;  ///< PacketStore id
   std::uint16_t seq : 13;    ///< 0 = head (packets of at most kMaxFlits flits)

@@ -266,28 +266,24 @@ TEST(Validation, TwoInjectionPortsInjectTwoPacketsAtOnce) {
 // 21 + L (25 for the 4-flit packet of the sleep timeline below), so the
 // run delivers it after the ticks of cycle 21 + L and not before. One flit
 // more is an error that names the range, and queues nothing.
-std::uint64_t delivery_cycle(int flits) {
+TEST(Validation, APacketOfTheMostFlitsASequenceNumberCountsIsDeliveredWhole) {
   Harness h(
       "topology: mesh:4\nrouting: dor\nrouter: {vcs: 2, buffer_flits: 4, flow_control: wormhole}\n"
       "traffic: {load: 0.000001, packet_flits: 4}\nsim: {warmup_cycles: 0, measure_cycles: 100}\n");
+  const int flits = ftsim::hw::Flit::kMaxFlits;  // 8,192
   EXPECT_TRUE(h.net->interfaces[0].enqueue(3, flits, 0));
-  const std::uint64_t expected = 21 + static_cast<std::uint64_t>(flits);
-  h.run(expected);  // after the ticks of cycle expected - 1
+  h.run(21 + 8192);  // after the ticks of cycle 21 + 8,191
   EXPECT_EQ(h.stats().delivered, 0U);
-  h.run(1);
+  h.run(1);  // the tick of cycle 21 + 8,192
   EXPECT_EQ(h.stats().delivered, 1U);
-  EXPECT_EQ(h.stats().ts_flits_delivered, static_cast<std::uint64_t>(flits));
+  EXPECT_EQ(h.stats().ts_flits_delivered, 8192U);
   try {
-    h.net->interfaces[1].enqueue(3, ftsim::hw::Flit::kMaxFlits + 1, expected + 1);
+    h.net->interfaces[1].enqueue(3, flits + 1, 21 + 8193);
     ADD_FAILURE() << "a packet of kMaxFlits + 1 flits was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("1..8192"), std::string::npos) << e.what();
   }
   EXPECT_EQ(h.stats().created, 1U);
-  return expected;
-}
-TEST(Validation, APacketOfTheMostFlitsASequenceNumberCountsIsDeliveredWhole) {
-  EXPECT_EQ(delivery_cycle(ftsim::hw::Flit::kMaxFlits), 21U + 8192U);
 }
 
 // The same bound on the TLM side: a message of 8,192 flits of 16 bytes is
