@@ -8,7 +8,7 @@
 namespace ftsim::hw {
 
 /// One flow-control unit, 8 bytes: the packet id, the sequence number and
-/// flags in 16 bits, the VC and the lane a byte each, so that a FIFO or
+/// the head and tail flags in 16 bits, the VC and the lane a byte each, so that a FIFO or
 /// link entry (arrival cycle plus flit) is 16 bytes (issue 54: the 8x8x8
 /// run is bound by the misses of the input FIFOs and link lines). Flits
 /// carry a packet id; the header itself lives in the PacketStore (the head
@@ -18,8 +18,7 @@ struct Flit {
   std::uint16_t seq : 13;    ///< 0 = head (packets of at most kMaxFlits flits)
   std::uint16_t head : 1;
   std::uint16_t tail : 1;
-  std::uint16_t valid : 1;  ///< for traced "last flit" registers only
-  std::uint8_t vc = 0;      ///< VC at the receiving input port
+  std::uint8_t vc = 0;  ///< VC at the receiving input port
   /// router.voq: per_output: the output port of the receiving router whose
   /// virtual output queue (of VC `vc`) holds this packet, chosen by the
   /// sender's look-ahead; -1: the VC's shared pool.
@@ -27,10 +26,9 @@ struct Flit {
   /// The longest packet a flit's sequence number counts (traffic.packet_flits
   /// <= 4,096, plus the intermediate-nodes subheaders).
   static constexpr int kMaxFlits = 1 << 13;
-  Flit() : seq(0), head(0), tail(0), valid(0) {}
+  Flit() : seq(0), head(0), tail(0) {}
   bool operator==(const Flit& o) const {
-    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail && valid == o.valid &&
-           lane == o.lane;
+    return packet == o.packet && seq == o.seq && vc == o.vc && head == o.head && tail == o.tail && lane == o.lane;
   }
 };
 static_assert(sizeof(Flit) == 8, "a flit is 8 bytes");

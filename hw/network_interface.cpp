@@ -204,7 +204,6 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     const bool tail = in.next_seq == p.length - 1;
     f.head = head;
     f.tail = tail;
-    f.valid = true;
     if (head && !p.requeued) {
       p.inject_cycle = now;
       ++m_ctx.stats.injected;

@@ -629,7 +629,6 @@ void RouterDatapath::send_control_flit(int o, std::uint64_t c) {
     f.vc = 0;
     f.head = ctl.head;
     f.tail = ctl.flits_left == 1;
-    f.valid = true;
     if (f.head) op.set_allocated(0, true);
     --op.vcs[0].credits;
     const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;

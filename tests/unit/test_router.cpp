@@ -103,7 +103,6 @@ class RouterBench : public sc_core::sc_module {
       f.vc = static_cast<std::uint8_t>(vc);
       f.head = s == 0;
       f.tail = s == len - 1;
-      f.valid = true;
       staged[port].emplace_back(at + static_cast<std::uint64_t>(s), f);
     }
     // A link delivers in push order, so keep its future flits sorted by cycle
