@@ -53,6 +53,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
       op->lane_credits.assign(
           op->vcs.size(), std::vector<int>(static_cast<std::size_t>(ctx.topology->max_radix()), ctx.params.voq_flits));
   m_sa.configure(radix, m_nq, m_lanes);
+  m_sa.track_sending(true);  // the per-VC crossbar's routers (SwitchAllocator::track_sending)
   m_va.configure(radix, vcs);
   if (mechanism) m_mechanism = mechanism(*this);  // built here: a child of this router
   if (m_mechanism) {
@@ -535,6 +536,7 @@ void Router::fail() {
     ip->route_pending.clear();
   }
   m_active_ports = m_va_ports = m_route_ports = 0;
+  m_sa.track_sending(m_sa.tracks_sending());  // no queue sends
   m_buffered = 0;
   m_waiting_va = 0;
   // The links to this router's own interfaces (direct networks: not topology
@@ -738,7 +740,10 @@ void Router::tick(std::uint64_t c) {
                                           *m_out[static_cast<std::size_t>(g.out_port)], g.out_port, m_id},
                             m_ctx, c);
         --m_buffered;
-        if (out.released) set_state(g.in_port, g.queue, InputVc::State::kIdle);
+        if (out.released) {
+          if (m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
+          set_state(g.in_port, g.queue, InputVc::State::kIdle);
+        }
       });
     }
     if (m_waiting_va > 0) {
@@ -748,6 +753,7 @@ void Router::tick(std::uint64_t c) {
         m_va.allocate(vc_alloc_inputs(), m_vc_grants);
         for (const VcGrant& g : m_vc_grants) {
           apply_vc_grant(g, c);
+          if (m_sa.tracks_sending()) m_sa.start_sending(g.in_port, g.queue, g.out_port);
           if (m_vc_allocated_hook)
             m_mechanism->on_vc_allocated(
                 g.in_port, g.queue, g.out_port, g.out_vc,
@@ -901,7 +907,10 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
     for (int v = 0; v < nq; ++v) {
       InputVc& iv = queues[v];
       if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
-        if (iv.state == InputVc::State::kActive) m_out[iv.out_port]->set_allocated(iv.out_vc, false);
+        if (iv.state == InputVc::State::kActive) {
+          m_out[iv.out_port]->set_allocated(iv.out_vc, false);
+          if (m_sa.tracks_sending()) m_sa.stop_sending(p, v, iv.out_port);
+        }
         if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
         set_state(p, v, InputVc::State::kIdle);
       }

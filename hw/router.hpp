@@ -240,6 +240,7 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   const InputUnit& input_unit(int p) const { return *m_in[static_cast<std::size_t>(p)]; }
   const OutputUnit& output_unit(int p) const { return *m_out[static_cast<std::size_t>(p)]; }
   const RouteUnit& route_unit() const { return m_route; }
+  const SwitchAllocator& switch_allocator() const { return m_sa; }
   /// Input queues per port: VCs x queues per VC (1, or B with VOQ). Queue q
   /// belongs to input VC q / queues_per_vc().
   int queues_per_port() const { return m_nq; }

@@ -85,7 +85,9 @@ void SwitchAllocator::configure(int radix, int queues, int lanes) {
   m_first.assign(static_cast<std::size_t>(radix), -1);
   m_next.assign(static_cast<std::size_t>(radix * queues), -1);
   m_out_keys.assign(static_cast<std::size_t>(radix), 0);
+  m_sending.assign(static_cast<std::size_t>(radix), 0);
   use_key_sets(true);
+  track_sending(false);
   m_grants.reserve(static_cast<std::size_t>(radix * queues));
 }
 

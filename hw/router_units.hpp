@@ -431,6 +431,34 @@ class SwitchAllocator : public sc_core::sc_module {
   /// takes the short path: the grant and pointer moves the two stages would
   /// make, without running them (default on; tests compare both).
   void use_one_queue_path(bool on) { m_one_queue_path = on; }
+  /// Separable input first with the per-VC crossbar, one queue per VC and
+  /// every key (port x queues + queue) in one word: every queue is its own
+  /// crossbar input, so the input stage passes every ready queue on and an
+  /// output's requests are its ready sending queues. With `on` (and that
+  /// router) the allocator keeps, per output port, the keys of the queues
+  /// in kActive sending through it (start_sending / stop_sending, called by
+  /// the router as queues get and release their output VC), and each output
+  /// checks its own from its pointer on until its grants are made: the same
+  /// grants in the same order as the two stages, with fewer readiness
+  /// checks. Call after configure(); the sets start empty.
+  void track_sending(bool on) {
+    m_track_sending = on && m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst &&
+                      m_params.crossbar == CrossbarKind::kPerVc && m_lanes == 1 && m_radix * m_nq < 64;
+    std::fill(m_sending.begin(), m_sending.end(), 0);
+    m_sending_outputs = 0;
+  }
+  bool tracks_sending() const { return m_track_sending; }
+  /// Queue q of port p (now kActive) sends through output o.
+  void start_sending(int p, int q, int o) {
+    m_sending[static_cast<std::size_t>(o)] |= 1ULL << (p * m_nq + q);
+    m_sending_outputs |= 1ULL << o;
+  }
+  /// Queue q of port p no longer sends through output o.
+  void stop_sending(int p, int q, int o) {
+    if ((m_sending[static_cast<std::size_t>(o)] &= ~(1ULL << (p * m_nq + q))) == 0) m_sending_outputs &= ~(1ULL << o);
+  }
+  /// The keys sending through output o (bit p x queues + q).
+  std::uint64_t sending_keys(int o) const { return m_sending[static_cast<std::size_t>(o)]; }
 
  private:
   struct Request {
@@ -463,6 +491,13 @@ class SwitchAllocator : public sc_core::sc_module {
   /// and no control packet waits: q is granted its output when ready, and
   /// the input's and output's round-robin pointers move as the two stages
   /// would move them.
+  /// separable_keys() from SwitchAllocInputs::sending_keys: each output
+  /// visits its sending queues from its pointer on, checks readiness only
+  /// until its grants are made, and grants as separable_keys() would.
+  template <typename CrossbarSink>
+  [[gnu::noinline]] void separable_sending(const std::vector<std::unique_ptr<InputUnit>>& in,
+                                           const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t control,
+                                           std::uint64_t c, CrossbarSink& crossbar);
   template <typename CrossbarSink>
   void one_queue(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
                  int p, int q, std::uint64_t c, CrossbarSink& crossbar);
@@ -474,11 +509,14 @@ class SwitchAllocator : public sc_core::sc_module {
   int m_radix = 0;
   int m_nq = 1;
   int m_lanes = 1;
-  bool m_key_sets = false;       ///< separable: separable_keys() instead of the request lists
-  bool m_one_queue_path = true;  ///< separable: one_queue() when one queue is active
-  std::vector<int> m_in_rr;      ///< per input port: next queue (separable) / accept pointer (iSLIP)
-  std::vector<int> m_out_rr;     ///< per output port: next key (separable) / grant pointer (iSLIP)
-  std::vector<int> m_queue_rr;   ///< iSLIP: per input port, next queue to serve a match
+  bool m_key_sets = false;               ///< separable: separable_keys() instead of the request lists
+  bool m_one_queue_path = true;          ///< separable: one_queue() when one queue is active
+  bool m_track_sending = false;          ///< separable: separable_sending() (track_sending)
+  std::uint64_t m_sending_outputs = 0;   ///< bit o: m_sending[o] is not empty
+  std::vector<std::uint64_t> m_sending;  ///< per output port: keys of the queues sending through it
+  std::vector<int> m_in_rr;              ///< per input port: next queue (separable) / accept pointer (iSLIP)
+  std::vector<int> m_out_rr;             ///< per output port: next key (separable) / grant pointer (iSLIP)
+  std::vector<int> m_queue_rr;           ///< iSLIP: per input port, next queue to serve a match
   std::vector<Request> m_requests;
   /// Separable: per output port, the first of its requests in m_requests
   /// (-1: none), chained through m_next, so an output scans its own only.

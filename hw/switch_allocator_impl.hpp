@@ -23,6 +23,10 @@ void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, Cros
         return;
       }
     }
+    if (m_track_sending) {
+      separable_sending(x.in, x.out, x.control, c, crossbar);
+      return;
+    }
     separable(x.in, x.out, x.active_ports, x.control, c, crossbar);
     return;
   }
@@ -209,6 +213,49 @@ void SwitchAllocator::separable_keys(const std::vector<std::unique_ptr<InputUnit
       }
       crossbar(SwitchGrant{p, q, o});
     }
+  }
+}
+
+template <typename CrossbarSink>
+void SwitchAllocator::separable_sending(const std::vector<std::unique_ptr<InputUnit>>& in,
+                                        const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t control,
+                                        std::uint64_t c, CrossbarSink& crossbar) {
+  const int nq = m_nq;
+  const int n_keys = m_radix * nq;  // < 64: key n_keys is the control packet's
+  // Per-VC crossbar (rr moves one key past the winner). Outputs in ascending
+  // order, each one's requests in round-robin order from its pointer: the
+  // ready keys at or after it, then (first grant only) the control packet,
+  // then the ready keys before it, as separable_keys() finds them with
+  // find-first-set. A grant changes only its own queue and output, so the
+  // queues of later outputs are as ready as before the grant.
+  const std::uint64_t outputs = m_sending_outputs;
+  for (std::uint64_t m = outputs | control; m != 0; m &= m - 1) {
+    const int o = __builtin_ctzll(m);
+    const int capacity = out[static_cast<std::size_t>(o)]->capacity;
+    int& rr = m_out_rr[o];
+    const std::uint64_t keys = (outputs >> o & 1U) ? m_sending[static_cast<std::size_t>(o)] : 0;
+    const std::uint64_t upper = keys & (~0ULL << rr);
+    int granted = 0;
+    auto visit = [&](std::uint64_t bits) {
+      for (; bits != 0; bits &= bits - 1) {
+        const int key = __builtin_ctzll(bits);
+        const int p = key / nq;
+        const int q = key - p * nq;
+        if (!ready(in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)], out, c)) continue;
+        m_in_rr[p] = q + 1 == nq ? 0 : q + 1;  // (queue + 1) mod nq
+        rr = key + 1 == n_keys ? 0 : key + 1;
+        crossbar(SwitchGrant{p, q, o});
+        if (++granted == capacity) return true;
+      }
+      return false;
+    };
+    if (visit(upper)) continue;
+    if (granted == 0 && (control >> o & 1U)) {
+      rr = 0;
+      crossbar(SwitchGrant{-1, 0, o});
+      continue;  // the control packet takes the link for this cycle
+    }
+    visit(keys & ~upper);
   }
 }
 

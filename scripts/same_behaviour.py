@@ -8,7 +8,8 @@ The configurations cover every router organisation and mechanism with a
 short run each: the golden experiments, the mesh at saturation, the torus
 with bubble flow control, the 8x8x8 torus of Figure 9 with faults, the fat
 tree under DDLR, ADLR, DDRC and virtual output queues, iSLIP, the per-VC
-crossbar, two injection ports, MiKANT, DQR and a run that deadlocks.
+crossbar (with Immunet's control packets and with switch faults), two
+injection ports, MiKANT, DQR and a run that deadlocks.
 
 Usage: same_behaviour.py --a OLD_BIN --b NEW_BIN [--jobs N] [--only SUBSTRING] [--b-set KEY=VALUE ...]
                          [--packet-ids-as-labels]
@@ -48,6 +49,10 @@ CONFIGS = [
     ("torus-bubble", "experiments/mesh-uniform.yaml",
      SHORT + ["topology=torus:8x8", "router.flow_control=vct", "router.buffer_flits=8", "traffic.load=0.3"]),
     ("immunet-8x8", "experiments/immunet-8x8-link-fault.yaml", []),
+    ("immunet-8x8-per-vc", "experiments/immunet-8x8-link-fault.yaml", ["router.crossbar=per_vc"]),
+    ("mesh-per-vc-switch-fault", "experiments/mesh-uniform.yaml",
+     SHORT + ["router.crossbar=per_vc", "router.vcs=3", "traffic.load=0.3",
+              "faults=[{switch: '3,3', at: 900, repair: 1400}]"]),
     ("inodes-smoke", "experiments/inodes-smoke.yaml", []),
     ("inodes-8x8x8-faults", "experiments/inodes-8x8x8-base.yaml",
      ["sim.warmup_cycles=300", "sim.measure_cycles=1000", "traffic.load=1.0", "faults.random_links=4"]),

@@ -208,3 +208,46 @@ TEST(Faults, OverlappingFaultsWithARepairAreRejected) {
     EXPECT_NO_THROW(tb::resolve_faults(*topo, cfg.faults, false)) << "seed " << seed;
   }
 }
+
+// The per-VC crossbar's switch allocator keeps, per output port, the queues
+// sending through it (SwitchAllocator::track_sending); the router updates
+// the sets where a queue gets or releases its output VC, where a dropped
+// packet's queue is purged, and where a switch fails. Checked against the
+// queues' own states every few cycles through a switch fault, its repair and
+// a link fault, with the sets seen non-empty often enough to matter.
+TEST(Faults, PerVcSendingSetsMatchTheQueuesThroughSwitchAndLinkFaults) {
+  test::Harness h(R"(
+topology: mesh:4x4
+routing: dor
+router: {vcs: 3, buffer_flits: 4, flow_control: wormhole, crossbar: per_vc}
+traffic: {pattern: uniform, load: 0.4, packet_flits: 4}
+sim: {warmup_cycles: 100, measure_cycles: 2000, seed: 3}
+faults: [{switch: '1,1', at: 300, repair: 500}, {link: '2,2:y+', at: 700}]
+)");
+  long checks = 0, sending = 0;
+  for (int step = 0; step < 200; ++step) {
+    h.run(7);
+    for (const hw::Router& r : h.net->routers) {
+      const hw::SwitchAllocator& sa = r.switch_allocator();
+      ASSERT_TRUE(sa.tracks_sending());
+      std::vector<std::uint64_t> expected(static_cast<std::size_t>(r.radix()), 0);
+      for (int p = 0; p < r.radix(); ++p)
+        for (int q = 0; q < r.queues_per_port(); ++q) {
+          const hw::InputVc& iv = r.input_queue(p, q);
+          if (iv.state != hw::InputVc::State::kActive) continue;
+          expected[static_cast<std::size_t>(iv.out_port)] |= 1ULL << (p * r.queues_per_port() + q);
+          ++sending;
+        }
+      for (int o = 0; o < r.radix(); ++o) {
+        ASSERT_EQ(sa.sending_keys(o), expected[static_cast<std::size_t>(o)])
+            << r.name() << " output " << o << " after cycle " << (step + 1) * 7;
+        ++checks;
+      }
+    }
+  }
+  const auto& d = h.net->context().stats;
+  EXPECT_GT(checks, 10000);
+  EXPECT_GT(sending, 5000);  // queues in kActive seen, so the sets were exercised
+  EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kSwitchFailure)], 0u);  // the switch failed loaded
+  EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kNoRoute)], 0u);        // queues purged after drops
+}

@@ -179,6 +179,103 @@ void expect_one_queue_path_grants_as_the_stages(const Case& k, const std::string
   EXPECT_GT(contended_grants, 600) << tag;
 }
 
+// The sending sets (track_sending) against the two stages on the per-VC
+// crossbar with one queue per VC, every queue its own crossbar input (the
+// node's port too, as the router binds it): allocator a reads each output's
+// sending queues from its sets, which the test fills from the queues' states
+// every cycle as the router keeps them (start_sending when a queue gets its
+// output VC); b visits the active queues. Same grants every cycle, with
+// control packets, the node's two crossbar outputs, and queues that are
+// active but not ready (credits, STOP, a later ready cycle).
+TEST(SwitchAllocatorUnit, SendingSetsGrantAsTheTwoStagesPerVcCrossbar) {
+  const Case k{7, 5, 1, CrossbarKind::kPerVc};  // Figure 9's router: 35 keys
+  Fixture f(k, "send");
+  f.in[0]->crossbar_inputs = k.vcs;           // Router::bind_port: vcs crossbar inputs on every port
+  AllocatorPair pair(k, f.m_params, "send");  // a: sending sets, b: the two stages
+  pair.a.track_sending(true);
+  ASSERT_TRUE(pair.a.tracks_sending());
+  ASSERT_FALSE(pair.b.tracks_sending());
+  std::mt19937_64 rng(31);
+  int grants = 0, control_grants = 0, double_grants = 0, unready = 0;
+  for (std::uint64_t c = 1; c <= 3000; ++c) {
+    std::uint64_t control = 0;
+    const std::uint64_t active = f.randomise(rng, c, control, rng() % 4 == 0);
+    pair.a.track_sending(true);  // empty sets, then every active queue under its output
+    int sending = 0;
+    for (int p = 0; p < k.radix; ++p)
+      f.in[static_cast<std::size_t>(p)]->active.visit(0, k.vcs, [&](int q) {
+        pair.a.start_sending(p, q, f.in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)].out_port);
+        ++sending;
+        return false;
+      });
+    const auto a = pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, "send");
+    int to_node = 0;
+    for (const SwitchGrant& g : a) {
+      control_grants += g.in_port < 0;
+      to_node += g.out_port == 0 && g.in_port >= 0;
+    }
+    grants += static_cast<int>(a.size());
+    double_grants += to_node == 2;
+    unready += sending - static_cast<int>(a.size());
+  }
+  EXPECT_GT(grants, 3000);
+  EXPECT_GT(control_grants, 50);
+  EXPECT_GT(double_grants, 20);
+  EXPECT_GT(unready, 3000);  // sending queues that lost or were not ready
+}
+
+// stop_sending takes a queue out of its output's set (and the output out of
+// the outputs with senders once its set is empty): a stopped queue is not
+// granted however ready it is. track_sending is refused where the sets would
+// not be the requests.
+TEST(SwitchAllocatorUnit, SendingSetsFollowStartAndStopAndNeedThePerVcCrossbar) {
+  const Case k{3, 2, 1, CrossbarKind::kPerVc};
+  Fixture f(k, "stop");
+  f.in[0]->crossbar_inputs = k.vcs;
+  hw::SwitchAllocator sa("stop_sa", f.m_params);
+  sa.configure(k.radix, k.vcs, 1);
+  sa.use_one_queue_path(false);  // one active queue: that path would grant it from the active set
+  sa.track_sending(true);
+  ASSERT_TRUE(sa.tracks_sending());
+  InputVc& iv = f.in[2]->queues[1];  // key 2 x 2 + 1 = 5
+  iv.state = InputVc::State::kActive;
+  iv.fifo.push(0, hw::Flit{});
+  iv.out_port = 1;
+  iv.out_vc = 0;
+  f.in[2]->active.set(1);
+  f.out[1]->vcs[0].credits = 4;
+  auto grants = [&](std::uint64_t c) {
+    std::vector<SwitchGrant> g;
+    sa.allocate(hw::SwitchAllocInputs{f.in, f.out, 1ULL << 2, 0}, c, [&](const SwitchGrant& x) { g.push_back(x); });
+    return g;
+  };
+  EXPECT_TRUE(grants(1).empty());  // ready, but not in a set: no request
+  sa.start_sending(2, 1, 1);
+  EXPECT_EQ(sa.sending_keys(1), 1ULL << 5);
+  const auto g = grants(2);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].in_port, 2);
+  EXPECT_EQ(g[0].queue, 1);
+  EXPECT_EQ(g[0].out_port, 1);
+  sa.stop_sending(2, 1, 1);
+  EXPECT_EQ(sa.sending_keys(1), 0u);
+  EXPECT_TRUE(grants(3).empty());
+  hw::RouterParams mux = f.m_params;
+  mux.crossbar = CrossbarKind::kMultiplexed;
+  hw::SwitchAllocator sa_mux("stop_sa_mux", mux);
+  sa_mux.configure(k.radix, k.vcs, 1);
+  sa_mux.track_sending(true);
+  EXPECT_FALSE(sa_mux.tracks_sending());  // one crossbar input per port: the input stage chooses
+  hw::SwitchAllocator sa_lanes("stop_sa_lanes", f.m_params);
+  sa_lanes.configure(k.radix, k.vcs * 3, 3);
+  sa_lanes.track_sending(true);
+  EXPECT_FALSE(sa_lanes.tracks_sending());  // three queues per VC share the VC's input
+  hw::SwitchAllocator sa_wide("stop_sa_wide", f.m_params);
+  sa_wide.configure(8, 8, 1);
+  sa_wide.track_sending(true);
+  EXPECT_FALSE(sa_wide.tracks_sending());  // 64 keys and the control key do not fit one word
+}
+
 TEST(SwitchAllocatorUnit, OneQueuePathGrantsAsTheTwoStages) {
   expect_one_queue_path_grants_as_the_stages(Case{5, 2, 1, CrossbarKind::kMultiplexed}, "q1mux", 21, true);
   expect_one_queue_path_grants_as_the_stages(Case{5, 2, 1, CrossbarKind::kMultiplexed}, "q1muxl", 22, false);
