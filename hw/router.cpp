@@ -54,6 +54,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
           op->vcs.size(), std::vector<int>(static_cast<std::size_t>(ctx.topology->max_radix()), ctx.params.voq_flits));
   m_sa.configure(radix, m_nq, m_lanes);
   m_sa.track_sending(true);  // the per-VC crossbar's routers (SwitchAllocator::track_sending)
+  m_parking = m_lanes == 1 && radix * m_nq <= 64;
   m_va.configure(radix, vcs);
   if (mechanism) m_mechanism = mechanism(*this);  // built here: a child of this router
   if (m_mechanism) {
@@ -267,7 +268,10 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
       }
     }
   }
-  if (best_port < 0) return;
+  if (best_port < 0) {
+    if (!kQueuesPerVc && m_parking) park_head(p, v, len, from_node);
+    return;
+  }
   if (ctx.params.vc_allocator != VcAllocatorKind::kWavefront) {
     m_vc_requests.push_back(VcRequest{p, v, best_port, best_vc, best_move, best_next});
     return;
@@ -287,6 +291,7 @@ void RouterDatapath::form_vc_requests_of(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const int nq = m_nq;
   m_vc_requests.clear();
+  if (m_parked != 0) wake_parked_heads();
   const int lanes = kQueuesPerVc ? m_lanes : 1;
   // VOQ (many waiting heads per port): all ports at once, and the ports with
   // a free VC, to skip heads that cannot request.
@@ -537,6 +542,7 @@ void Router::fail() {
   }
   m_active_ports = m_va_ports = m_route_ports = 0;
   m_sa.track_sending(m_sa.tracks_sending());  // no queue sends
+  clear_parked();
   m_buffered = 0;
   m_waiting_va = 0;
   // The links to this router's own interfaces (direct networks: not topology
@@ -593,7 +599,10 @@ bool Router::drain_safe_head(int p, int need_free, std::uint32_t* packet) {
   if (len == iv.fifo.size() || iv.fifo.at(len).item.packet != head.packet) return false;  // tail not here yet
   const std::uint64_t c = now();
   for (std::size_t i = 0; i <= len; ++i) discard_front(p, 0, c);
-  if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
+  if (iv.state == InputVc::State::kVcAlloc) {
+    --m_waiting_va;
+    forget_parked(p, 0);
+  }
   set_state(p, 0, InputVc::State::kIdle);
   *packet = head.packet;
   wake();
@@ -844,6 +853,93 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   }
 }
 
+int RouterDatapath::credits_needed(const OutputUnit& op, const RouteCandidate& cand, int len, bool from_node) const {
+  if (op.ejection) return 0;
+  if (!m_ctx.params.vct) return m_ctx.params.vc_realloc == VcRealloc::kNonAtomic ? 0 : m_ctx.params.buffer_flits;
+  const bool bubble = cand.enters_ring || (from_node && adaptive_bubble(m_ctx.params.injection));
+  return bubble ? 2 * m_ctx.max_packet_flits : len;
+}
+
+void RouterDatapath::park_head(int p, int v, int len, bool from_node) {
+  const InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
+  const std::uint64_t key = 1ULL << (p * m_nq + v);
+  // The head could take VC ov of a candidate's port once ov is not
+  // allocated and has the credits it needs through that candidate (as
+  // output_vc_free decides); each such VC keeps its watchers and the least
+  // credits any of them needs.
+  for (int ci = 0; ci < iv.route.size; ++ci) {
+    const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
+    OutputUnit& op = *m_out[static_cast<std::size_t>(cand.port)];
+    const std::uint32_t vcs = (op.ejection ? m_ejection_vcs : cand.vc_mask) & op.vc_bits;
+    op.watched_vcs |= vcs;
+    m_watched_ports |= 1ULL << cand.port;
+    const int need = credits_needed(op, cand, len, from_node);
+    for (std::uint32_t mask = vcs; mask != 0; mask &= mask - 1) {
+      OutputVc& ov = op.vcs[static_cast<std::size_t>(__builtin_ctz(mask))];
+      ov.watchers |= key;
+      if (need < ov.wake_credits) ov.wake_credits = need;
+    }
+  }
+  InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+  ip.waiting_va.reset(v);
+  if (!ip.waiting_va.any()) m_va_ports &= ~(1ULL << p);
+  m_parked |= key;
+  m_parked_epoch = m_route.epoch();
+}
+
+void RouterDatapath::wake_watchers(int o, int v) {
+  OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
+  OutputVc& ov = op.vcs[static_cast<std::size_t>(v)];
+  std::uint64_t keys = ov.watchers & m_parked;
+  ov.watchers = 0;  // every parked head watching it is woken (the others are stale)
+  ov.wake_credits = INT_MAX;
+  if ((op.watched_vcs &= ~(1U << v)) == 0) m_watched_ports &= ~(1ULL << o);
+  m_parked &= ~keys;
+  for (; keys != 0; keys &= keys - 1) {
+    const int key = __builtin_ctzll(keys);
+    const int p = key / m_nq;
+    m_in[static_cast<std::size_t>(p)]->waiting_va.set(key - p * m_nq);
+    m_va_ports |= 1ULL << p;
+  }
+}
+
+void RouterDatapath::wake_parked_heads() {
+  if (m_parked_epoch != m_route.epoch()) {  // every parked head re-computes its route
+    for (std::uint64_t ports = m_watched_ports; ports != 0; ports &= ports - 1) {
+      const int o = __builtin_ctzll(ports);
+      for (std::uint32_t mask = m_out[static_cast<std::size_t>(o)]->watched_vcs; mask != 0; mask &= mask - 1)
+        wake_watchers(o, __builtin_ctz(mask));
+    }
+    m_parked = 0;  // (none is left: each parked head watches a VC)
+    return;
+  }
+  for (std::uint64_t ports = m_watched_ports; ports != 0; ports &= ports - 1) {
+    const int o = __builtin_ctzll(ports);
+    const OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
+    // A parked head's evaluation can succeed only through a VC it watches
+    // that is not allocated and has its credits (and on a live port: a
+    // port coming alive or dying changes the route epoch).
+    for (std::uint32_t mask = op.watched_vcs & op.unallocated; mask != 0; mask &= mask - 1) {
+      const int v = __builtin_ctz(mask);
+      const OutputVc& ov = op.vcs[static_cast<std::size_t>(v)];
+      if (ov.credits >= ov.wake_credits) wake_watchers(o, v);
+    }
+  }
+}
+
+void RouterDatapath::clear_parked() {
+  m_parked = 0;
+  for (std::uint64_t ports = m_watched_ports; ports != 0; ports &= ports - 1) {
+    OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(ports))];
+    for (OutputVc& ov : op.vcs) {
+      ov.watchers = 0;
+      ov.wake_credits = INT_MAX;
+    }
+    op.watched_vcs = 0;
+  }
+  m_watched_ports = 0;
+}
+
 bool RouterDatapath::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& cand, int len,
                                     bool from_node) const {
   const OutputVc& ov = op.vcs[v];
@@ -911,7 +1007,10 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
           m_out[iv.out_port]->set_allocated(iv.out_vc, false);
           if (m_sa.tracks_sending()) m_sa.stop_sending(p, v, iv.out_port);
         }
-        if (iv.state == InputVc::State::kVcAlloc) --m_waiting_va;
+        if (iv.state == InputVc::State::kVcAlloc) {
+          --m_waiting_va;
+          forget_parked(p, v);
+        }
         set_state(p, v, InputVc::State::kIdle);
       }
       route_queue(p, v, c);

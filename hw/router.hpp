@@ -48,6 +48,36 @@ struct RouterDatapath {
   int m_nq = 1;                      ///< queues per input port
   std::uint32_t m_ejection_vcs = 1;  ///< output VCs of the node's port: one per ejection port
 
+  // VC allocation's parked heads (one queue per VC, radix x queues <= 64):
+  // a head whose evaluation found no output VC it may take leaves the
+  // waiting set until a VC it watches could take it (not allocated, with
+  // its wake_credits) or the route epoch changes; so fruitless evaluations
+  // are not repeated, and the heads evaluated are exactly those whose
+  // evaluation could succeed. Nothing on the per-flit path changes: the
+  // check runs where VC allocation starts (wake_parked_heads).
+  bool m_parking = false;
+  std::uint64_t m_parked = 0;         ///< keys (port x queues + queue) of the parked heads
+  std::uint64_t m_watched_ports = 0;  ///< bit o: output o has watchers
+  std::uint32_t m_parked_epoch = 0;   ///< the route epoch they were parked under
+  /// Parks the head of queue v of port p, whose evaluation found no output
+  /// VC (len flits; from_node: from the node's port).
+  [[gnu::noinline]] void park_head(int p, int v, int len, bool from_node);
+  /// Before VC allocation: returns to the waiting set the parked heads of
+  /// each watched output with a watched VC now not allocated and at its
+  /// wake_credits, and all of them under a new route epoch.
+  [[gnu::noinline]] void wake_parked_heads();
+  /// Returns the parked heads watching VC v of output o to the waiting set.
+  void wake_watchers(int o, int v);
+  /// Forgets every parked head without waking it (their queues were emptied).
+  void clear_parked();
+  /// A head left VC allocation other than by a grant (purged, drained).
+  void forget_parked(int p, int q) {
+    if (m_parking) m_parked &= ~(1ULL << (p * m_nq + q));
+  }
+  /// The credits a VC of op that no packet holds must have to take a head of
+  /// len flits through candidate cand (output_vc_free's rule; 0: any).
+  int credits_needed(const OutputUnit& op, const routing::RouteCandidate& cand, int len, bool from_node) const;
+
   /// Moves queue q of port p to state s, keeping the port's QueueBits.
   void set_state(int p, int q, InputVc::State s) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
@@ -241,6 +271,10 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   const OutputUnit& output_unit(int p) const { return *m_out[static_cast<std::size_t>(p)]; }
   const RouteUnit& route_unit() const { return m_route; }
   const SwitchAllocator& switch_allocator() const { return m_sa; }
+  /// VC allocation's parked heads (bit port x queues_per_port() + queue):
+  /// heads in kVcAlloc whose evaluation found no output VC, left out of the
+  /// allocation until one they watch could take them (RouterDatapath::park_head).
+  std::uint64_t parked_heads() const { return m_parked; }
   /// Input queues per port: VCs x queues per VC (1, or B with VOQ). Queue q
   /// belongs to input VC q / queues_per_vc().
   int queues_per_port() const { return m_nq; }

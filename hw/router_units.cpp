@@ -26,6 +26,7 @@ OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_
   this->vcs.resize(static_cast<std::size_t>(vcs));
   for (auto& ov : this->vcs) ov.credits = credits;
   unallocated = vcs >= 32 ? ~0U : (1U << vcs) - 1U;
+  vc_bits = unallocated;
   name_vcs(0, vcs);
 }
 
@@ -45,6 +46,7 @@ void OutputUnit::make_ejection(int ports) {
     if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) name_vcs(before, ports);
   }
   for (auto& ov : vcs) ov.credits = kInfiniteCredits;
+  vc_bits = vcs.size() >= 32 ? ~0U : (1U << vcs.size()) - 1U;
   unallocated = 0;
   for (std::size_t v = 0; v < vcs.size() && v < 32; ++v)
     if (!vcs[v].allocated) unallocated |= 1U << v;

@@ -189,9 +189,15 @@ struct OutputVc {
   /// credits waiting on its link when it next wakes, before anything can use
   /// them; Router::credits() counts those too.
   int credits = 0;
+  /// VC allocation's parked heads (RouterDatapath::park_head): the least
+  /// credits with which this VC, once not allocated, could take one of
+  /// them (INT_MAX: none waits for it).
+  int wake_credits = INT_MAX;
   bool allocated = false;  ///< held by a packet until its tail is sent
   /// Flits sent on this VC during the measurement window (channel load).
   std::uint64_t window_flits = 0;
+  /// The parked heads (keys port x queues + queue) that could take this VC.
+  std::uint64_t watchers = 0;
 };
 
 /// A named VC inside an input or output unit (`...input_east.vc1`), so that
@@ -305,6 +311,12 @@ class OutputUnit : public sc_core::sc_module {
   bool ejection = false;
   bool connected = false;
   int capacity = 1;  ///< crossbar outputs (flits per cycle)
+  /// The VCs VC allocation's parked heads wait for (bit v: vcs[v] has
+  /// watchers); RouterDatapath::park_head and wake_parked_heads.
+  std::uint32_t watched_vcs = 0;
+  /// Bit v for each of the unit's VCs (v < 32), kept by the constructor and
+  /// make_ejection.
+  std::uint32_t vc_bits = 0;
   /// Energy events (issue 52), whole run: flits that crossed the crossbar
   /// to this output onto a live link, and the heads among them;
   /// tb::Network::gather_energy_events() sums them per router.
