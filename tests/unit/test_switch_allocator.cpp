@@ -122,29 +122,37 @@ struct AllocatorPair {
   hw::SwitchAllocator a, b;
 };
 
+/// Counts one cycle's grants: all, the control packet's, and the cycles in
+/// which the node's port (output 0) granted both its crossbar outputs.
+struct GrantTally {
+  int grants = 0, control_grants = 0, double_grants = 0;
+  void add(const std::vector<SwitchGrant>& cycle) {
+    int to_node = 0;
+    for (const SwitchGrant& g : cycle) {
+      control_grants += g.in_port < 0;
+      to_node += g.out_port == 0 && g.in_port >= 0;
+    }
+    grants += static_cast<int>(cycle.size());
+    double_grants += to_node == 2;
+  }
+};
+
 void expect_same_grants(const Case& k, const std::string& tag, std::uint64_t seed) {
   Fixture f(k, tag);
   AllocatorPair pair(k, f.m_params, tag);  // a: key sets, b: request lists
   pair.b.use_key_sets(false);
   std::mt19937_64 rng(seed);
-  int grants = 0, control_grants = 0, double_grants = 0;
+  GrantTally t;
   for (std::uint64_t c = 1; c <= 600; ++c) {
     std::uint64_t control = 0;
     const std::uint64_t active = f.randomise(rng, c, control);
-    const std::vector<SwitchGrant> a = pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, tag);
-    int to_node = 0;
-    for (const SwitchGrant& g : a) {
-      control_grants += g.in_port < 0;
-      to_node += g.out_port == 0 && g.in_port >= 0;
-    }
-    grants += static_cast<int>(a.size());
-    double_grants += to_node == 2;
+    t.add(pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, tag));
   }
   // The cycles exercised what they are for: grants, control packets taking
   // a link, and the node's port granting both its crossbar outputs.
-  EXPECT_GT(grants, 600);
-  EXPECT_GT(control_grants, 20);
-  EXPECT_GT(double_grants, 5);
+  EXPECT_GT(t.grants, 600);
+  EXPECT_GT(t.control_grants, 20);
+  EXPECT_GT(t.double_grants, 5);
 }
 
 // The one-queue path against the two stages: cycles alternate at random
@@ -196,7 +204,8 @@ TEST(SwitchAllocatorUnit, SendingSetsGrantAsTheTwoStagesPerVcCrossbar) {
   ASSERT_TRUE(pair.a.tracks_sending());
   ASSERT_FALSE(pair.b.tracks_sending());
   std::mt19937_64 rng(31);
-  int grants = 0, control_grants = 0, double_grants = 0, unready = 0;
+  GrantTally t;
+  int unready = 0;
   for (std::uint64_t c = 1; c <= 3000; ++c) {
     std::uint64_t control = 0;
     const std::uint64_t active = f.randomise(rng, c, control, rng() % 4 == 0);
@@ -209,18 +218,12 @@ TEST(SwitchAllocatorUnit, SendingSetsGrantAsTheTwoStagesPerVcCrossbar) {
         return false;
       });
     const auto a = pair.same_grants(hw::SwitchAllocInputs{f.in, f.out, active, control}, c, "send");
-    int to_node = 0;
-    for (const SwitchGrant& g : a) {
-      control_grants += g.in_port < 0;
-      to_node += g.out_port == 0 && g.in_port >= 0;
-    }
-    grants += static_cast<int>(a.size());
-    double_grants += to_node == 2;
+    t.add(a);
     unready += sending - static_cast<int>(a.size());
   }
-  EXPECT_GT(grants, 3000);
-  EXPECT_GT(control_grants, 50);
-  EXPECT_GT(double_grants, 20);
+  EXPECT_GT(t.grants, 3000);
+  EXPECT_GT(t.control_grants, 50);
+  EXPECT_GT(t.double_grants, 20);
   EXPECT_GT(unready, 3000);  // sending queues that lost or were not ready
 }
 
