@@ -542,7 +542,7 @@ void Router::fail() {
     ip->route_pending.clear();
   }
   m_active_ports = m_va_ports = m_route_ports = 0;
-  m_sa.track_sending(m_sa.tracks_sending());  // no queue sends
+  m_sa.clear_sending();
   clear_parked();
   m_buffered = 0;
   m_waiting_va = 0;
@@ -569,9 +569,9 @@ void Router::repair() {
   for (auto& op : m_out)
     for (std::size_t v = 0; v < op->vcs.size(); ++v) {
       op->set_allocated(static_cast<int>(v), false);
-      m_changed_ports = ~0ULL;
       op->vcs[v].credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
     }
+  m_changed_ports = ~0ULL;  // every VC released with full credits
   for (auto& op : m_out)
     for (auto& lanes : op->lane_credits) std::fill(lanes.begin(), lanes.end(), m_ctx.params.voq_flits);
   for (auto* ni : m_nis) ni->repair();

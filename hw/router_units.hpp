@@ -456,6 +456,10 @@ class SwitchAllocator : public sc_core::sc_module {
   void track_sending(bool on) {
     m_track_sending = on && m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst &&
                       m_params.crossbar == CrossbarKind::kPerVc && m_lanes == 1 && m_radix * m_nq < 64;
+    clear_sending();
+  }
+  /// No queue sends (a failed switch's queues were emptied).
+  void clear_sending() {
     std::fill(m_sending.begin(), m_sending.end(), 0);
     m_sending_outputs = 0;
   }
@@ -499,17 +503,17 @@ class SwitchAllocator : public sc_core::sc_module {
   void separable_keys(const std::vector<std::unique_ptr<InputUnit>>& in,
                       const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                       std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
-  /// Separable allocation when port p's queue q is the only active queue
-  /// and no control packet waits: q is granted its output when ready, and
-  /// the input's and output's round-robin pointers move as the two stages
-  /// would move them.
-  /// separable_keys() from SwitchAllocInputs::sending_keys: each output
+  /// separable_keys() from the sending sets (track_sending): each output
   /// visits its sending queues from its pointer on, checks readiness only
   /// until its grants are made, and grants as separable_keys() would.
   template <typename CrossbarSink>
   [[gnu::noinline]] void separable_sending(const std::vector<std::unique_ptr<InputUnit>>& in,
                                            const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t control,
                                            std::uint64_t c, CrossbarSink& crossbar);
+  /// Separable allocation when port p's queue q is the only active queue
+  /// and no control packet waits: q is granted its output when ready, and
+  /// the input's and output's round-robin pointers move as the two stages
+  /// would move them.
   template <typename CrossbarSink>
   void one_queue(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
                  int p, int q, std::uint64_t c, CrossbarSink& crossbar);
