@@ -54,9 +54,11 @@ DeadlockClaim DorRouting::deadlock_claim() const {
 }
 
 PortId DorRouting::next_port(RouterId r, NodeId dst) const {
-  for (int d = 0; d < m_cube->dimensions(); ++d) {
-    const int dir = dor_direction(*m_cube, r, dst, d);
-    if (dir != 0) return KAryNCube::port_of(d, dir > 0);
+  const int n = m_cube->dimensions();
+  for (int d = 0; d < n; ++d) {
+    // dor_direction, its table read only for the dimension to correct
+    const int delta = m_cube->coord(dst, d) - m_cube->coord(r, d);
+    if (delta != 0) return KAryNCube::port_of(d, m_cube->way(d, delta).sign > 0);
   }
   return KAryNCube::kLocalPort;
 }

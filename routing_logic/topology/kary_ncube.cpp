@@ -31,6 +31,26 @@ KAryNCube::KAryNCube(std::vector<int> dims, bool torus) : m_dims(std::move(dims)
     for (int d = 0; d < dimensions(); ++d)
       m_coords[static_cast<std::size_t>(r * dimensions() + d)] =
           static_cast<std::uint16_t>((r / m_stride[d]) % m_dims[d]);
+  // The minimal way per dimension and coordinate difference (dim_direction):
+  // a mesh goes toward the target; a torus the shorter way round, + on a
+  // tie (exactly k/2 apart).
+  for (std::size_t d = 0; d < m_dims.size(); ++d) {
+    const int k = m_dims[d];
+    m_way_base[d] = static_cast<int>(m_way.size()) + k;
+    for (int delta = -k; delta < k; ++delta) {
+      DimDirection w;
+      if (delta != 0 && delta != -k) {
+        if (!m_torus) {
+          w.sign = delta > 0 ? 1 : -1;
+        } else {
+          const int fwd = (delta + k) % k;
+          w.sign = fwd <= k - fwd ? 1 : -1;
+          w.tie = 2 * fwd == k;
+        }
+      }
+      m_way.push_back(w);
+    }
+  }
   resize(n, 1 + 2 * dimensions(), n);
   for (RouterId r = 0; r < n; ++r) attach_node(r, r, kLocalPort, false);
   // Links in order: router r, dimension d, the + link. Link id = r*n + d when
