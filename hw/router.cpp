@@ -249,9 +249,14 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
     // The node's port: one "VC" per ejection port, whatever the relation's mask.
     std::uint32_t mask = (op.ejection ? m_ejection_vcs : cand.vc_mask) &
                          (lanes > 1 ? m_free_vcs[static_cast<std::size_t>(cand.port)] : unallocated_vcs(cand.port));
+    if (mask == 0) continue;
+    // output_vc_free for the VCs in the mask (none allocated): the credits
+    // the candidate needs, once per candidate (a VC holds at most the
+    // buffer's credits, so atomic wormhole's "empty" is credits >= need).
+    const int need = credits_needed(op, cand, len, from_node);
     for (; mask != 0; mask &= mask - 1) {
       const int ov = __builtin_ctz(mask);
-      if (!output_vc_free(op, ov, cand, len, from_node)) continue;
+      if (op.vcs[ov].credits < need) continue;
       const int score = sel == SelectionKind::kRoundRobin ? 0 : op.vcs[ov].credits;
       if (cand.priority < best_prio || score > best_score) {
         int next = -1;

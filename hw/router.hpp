@@ -78,8 +78,9 @@ struct RouterDatapath {
     if (m_parking) m_parked &= ~(1ULL << (p * m_nq + q));
   }
   /// The credits a VC of op that no packet holds must have to take a head of
-  /// len flits through candidate cand (output_vc_free's rule; 0: any).
-  /// output_vc_free spells the rule out itself: calling this from it cost
+  /// len flits through candidate cand (output_vc_free's rule; 0: any). VC
+  /// requests read it once per candidate; output_vc_free (the wavefront's
+  /// per-VC test) spells the rule out itself: calling this from it cost
   /// +0.35% instructions on the bench (measured); change both together.
   int credits_needed(const OutputUnit& op, const routing::RouteCandidate& cand, int len, bool from_node) const;
 
