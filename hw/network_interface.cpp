@@ -167,14 +167,21 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     const std::uint32_t id = m_queue.front();
     const int len = m_ctx.packets[id].length;
     const int vcs = static_cast<int>(m_credits.size());
+    // The first VC from the round-robin pointer on that injection may use,
+    // free for the packet and not taken by one being injected.
+    const bool vct = m_ctx.params.vct;
+    const int depth = m_ctx.params.buffer_flits;
     int chosen = -1;
-    for (int i = 0; i < vcs && chosen < 0; ++i) {
-      const int v = (m_rr_vc + i) % vcs;
+    for (int i = 0, v = m_rr_vc; i < vcs; ++i, v = v + 1 == vcs ? 0 : v + 1) {
       if (!(m_injection_vcs >> v & 1U)) continue;
-      const bool free = m_ctx.params.vct ? m_credits[v] >= len : m_credits[v] == m_ctx.params.buffer_flits;
+      if (vct ? m_credits[static_cast<std::size_t>(v)] < len : m_credits[static_cast<std::size_t>(v)] != depth)
+        continue;
       bool busy = false;
       for (const Injection& in : m_injecting) busy |= in.vc == v;
-      if (free && !busy) chosen = v;
+      if (!busy) {
+        chosen = v;
+        break;
+      }
     }
     if (chosen < 0) break;
     m_rr_vc = (chosen + 1) % vcs;
