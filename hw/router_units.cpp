@@ -88,6 +88,10 @@ void SwitchAllocator::configure(int radix, int queues, int lanes) {
   m_next.assign(static_cast<std::size_t>(radix * queues), -1);
   m_out_keys.assign(static_cast<std::size_t>(radix), 0);
   m_sending.assign(static_cast<std::size_t>(radix), 0);
+  for (int key = 0; key < 64 && key < radix * queues; ++key) {
+    m_key_port[static_cast<std::size_t>(key)] = static_cast<std::uint8_t>(key / queues);
+    m_key_queue[static_cast<std::size_t>(key)] = static_cast<std::uint8_t>(key % queues);
+  }
   use_key_sets(true);
   track_sending(false);
   m_grants.reserve(static_cast<std::size_t>(radix * queues));

@@ -530,9 +530,13 @@ class SwitchAllocator : public sc_core::sc_module {
   bool m_track_sending = false;          ///< separable: separable_sending() (track_sending)
   std::uint64_t m_sending_outputs = 0;   ///< bit o: m_sending[o] is not empty
   std::vector<std::uint64_t> m_sending;  ///< per output port: keys of the queues sending through it
-  std::vector<int> m_in_rr;              ///< per input port: next queue (separable) / accept pointer (iSLIP)
-  std::vector<int> m_out_rr;             ///< per output port: next key (separable) / grant pointer (iSLIP)
-  std::vector<int> m_queue_rr;           ///< iSLIP: per input port, next queue to serve a match
+  /// Key k's port and queue (k / nq, k % nq) for keys < 64, as tables
+  /// (separable_sending reads them per queue visited; issue 54).
+  std::array<std::uint8_t, 64> m_key_port{};
+  std::array<std::uint8_t, 64> m_key_queue{};
+  std::vector<int> m_in_rr;     ///< per input port: next queue (separable) / accept pointer (iSLIP)
+  std::vector<int> m_out_rr;    ///< per output port: next key (separable) / grant pointer (iSLIP)
+  std::vector<int> m_queue_rr;  ///< iSLIP: per input port, next queue to serve a match
   std::vector<Request> m_requests;
   /// Separable: per output port, the first of its requests in m_requests
   /// (-1: none), chained through m_next, so an output scans its own only.

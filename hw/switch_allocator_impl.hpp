@@ -239,8 +239,8 @@ void SwitchAllocator::separable_sending(const std::vector<std::unique_ptr<InputU
     auto visit = [&](std::uint64_t bits) {
       for (; bits != 0; bits &= bits - 1) {
         const int key = __builtin_ctzll(bits);
-        const int p = key / nq;
-        const int q = key - p * nq;
+        const int p = m_key_port[static_cast<std::size_t>(key)];  // key / nq, key % nq (no division)
+        const int q = m_key_queue[static_cast<std::size_t>(key)];
         if (!ready(in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)], out, c)) continue;
         m_in_rr[p] = q + 1 == nq ? 0 : q + 1;  // (queue + 1) mod nq
         rr = key + 1 == n_keys ? 0 : key + 1;
