@@ -281,3 +281,42 @@ TEST(KAryNCube, DimDirectionIsTheShorterWalkAlongTheDimension) {
     }
   }
 }
+
+// The way table's ends (KAryNCube::way, 2k entries per dimension): on a ring
+// and a line of the largest radix, every coordinate difference from both
+// ends, against the hop counts of walks (k - 1 - c going + from c on a
+// line; (t - f) mod k and (f - t) mod k round a ring), and a 3-dimension
+// torus's second and third tables against the same.
+TEST(KAryNCube, WayTableCoversEveryDifferenceUpToTheLargestRadix) {
+  for (const bool torus : {false, true}) {
+    const int k = 1024;
+    const KAryNCube t({k}, torus);
+    for (const int from : {0, k - 1, k / 2})
+      for (int to = 0; to < k; ++to) {
+        const DimDirection w = dim_direction(t, from, to, 0);
+        if (from == to) {
+          EXPECT_EQ(w.sign, 0);
+          EXPECT_FALSE(w.tie);
+          continue;
+        }
+        if (!torus) {
+          EXPECT_EQ(w.sign, to > from ? 1 : -1) << from << " -> " << to;
+          EXPECT_FALSE(w.tie);
+          continue;
+        }
+        const int plus = ((to - from) % k + k) % k, minus = ((from - to) % k + k) % k;
+        EXPECT_EQ(w.sign, plus <= minus ? 1 : -1) << from << " -> " << to;
+        EXPECT_EQ(w.tie, plus == minus) << from << " -> " << to;
+      }
+  }
+  const KAryNCube cube({3, 4, 5}, true);
+  for (int a = 0; a < cube.num_routers(); ++a)
+    for (int b = 0; b < cube.num_routers(); ++b)
+      for (int d = 0; d < 3; ++d) {
+        const int k = cube.radix_of(d), ca = cube.coord(a, d), cb = cube.coord(b, d);
+        const int plus = ((cb - ca) % k + k) % k, minus = ((ca - cb) % k + k) % k;
+        const DimDirection w = cube.way(d, cb - ca);
+        EXPECT_EQ(w.sign, ca == cb ? 0 : plus <= minus ? 1 : -1);
+        EXPECT_EQ(w.tie, ca != cb && plus == minus);
+      }
+}
