@@ -971,7 +971,7 @@ bool RouterDatapath::output_vc_free(const OutputUnit& op, int v, const RouteCand
   return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
 }
 
-bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
+__attribute__((always_inline)) inline bool RouterDatapath::compute_route_inline(int p, int q, std::uint32_t packet) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
   const bool routed = m_route.compute(m_ctx,
                                       RouteUnitInput{m_id, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
@@ -994,6 +994,10 @@ bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
     }
   }
   return routed;
+}
+
+bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
+  return compute_route_inline(p, q, packet);
 }
 
 __attribute__((always_inline)) inline void Router::route_computation(std::uint64_t c) {
@@ -1060,7 +1064,7 @@ void Router::route_queue(int p, int v, std::uint64_t c) {
       m_ctx.packets.release(f.packet);
       continue;
     }
-    if (!compute_route(p, v, f.packet)) {
+    if (!compute_route_inline(p, v, f.packet)) {
       m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
       discard_front(p, v, c);
       continue;

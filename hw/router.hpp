@@ -111,6 +111,8 @@ struct RouterDatapath {
   }
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);
+  /// compute_route, inlined into route computation (its one hot caller).
+  bool compute_route_inline(int p, int q, std::uint32_t packet);
   /// router.voq: per_output: the downstream output queue of output op's VC
   /// ov with room for `packet` (len flits), by look-ahead at the downstream
   /// router, in candidate priority order, rotating with the cycle; -1: none.
