@@ -188,9 +188,10 @@ __attribute__((noinline)) void RouterDatapath::request_every_vc(int p, int v, in
     if (cand.priority != best_prio) continue;
     const OutputUnit& op = *m_out[static_cast<std::size_t>(cand.port)];
     std::uint32_t mask = (op.ejection ? m_ejection_vcs : cand.vc_mask) & unallocated_vcs(cand.port);
+    const int need = credits_needed(op, cand, len, from_node);  // as in request_vc
     for (; mask != 0; mask &= mask - 1) {
       const int ov = __builtin_ctz(mask);
-      if (!output_vc_free(op, ov, cand, len, from_node)) continue;
+      if (op.vcs[static_cast<std::size_t>(ov)].credits < need) continue;
       bool seen = false;  // the same VC through two candidates: the first one's move flag
       for (std::size_t k = m_vc_requests.size();
            k-- > 0 && m_vc_requests[k].in_port == p && m_vc_requests[k].queue == v;)
@@ -250,9 +251,8 @@ inline void RouterDatapath::request_vc(int p, int v, std::uint64_t c, bool& olde
     std::uint32_t mask = (op.ejection ? m_ejection_vcs : cand.vc_mask) &
                          (lanes > 1 ? m_free_vcs[static_cast<std::size_t>(cand.port)] : unallocated_vcs(cand.port));
     if (mask == 0) continue;
-    // output_vc_free for the VCs in the mask (none allocated): the credits
-    // the candidate needs, once per candidate (a VC holds at most the
-    // buffer's credits, so atomic wormhole's "empty" is credits >= need).
+    // A VC of the mask (none is allocated) takes the head with the credits
+    // the candidate needs (credits_needed, once per candidate).
     const int need = credits_needed(op, cand, len, from_node);
     for (; mask != 0; mask &= mask - 1) {
       const int ov = __builtin_ctz(mask);
@@ -880,7 +880,7 @@ void RouterDatapath::park_head(int p, int v, int len, bool from_node) {
   const std::uint64_t key = 1ULL << (p * m_nq + v);
   // The head could take VC ov of a candidate's port once ov is not
   // allocated and has the credits it needs through that candidate (as
-  // output_vc_free decides); each such VC keeps its watchers and the least
+  // request_vc decides); each such VC keeps its watchers and the least
   // credits any of them needs.
   for (int ci = 0; ci < iv.route.size; ++ci) {
     const RouteCandidate& cand = iv.route.items[static_cast<std::size_t>(ci)];
@@ -958,17 +958,6 @@ void RouterDatapath::clear_parked() {
     op.watched_vcs = 0;
   }
   m_watched_ports = 0;
-}
-
-bool RouterDatapath::output_vc_free(const OutputUnit& op, int v, const RouteCandidate& cand, int len,
-                                    bool from_node) const {
-  const OutputVc& ov = op.vcs[v];
-  if (ov.allocated) return false;
-  if (op.ejection) return true;
-  if (!m_ctx.params.vct)  // wormhole: atomic allocation needs an empty VC
-    return m_ctx.params.vc_realloc == VcRealloc::kNonAtomic || ov.credits == m_ctx.params.buffer_flits;
-  const bool bubble = cand.enters_ring || (from_node && adaptive_bubble(m_ctx.params.injection));
-  return ov.credits >= (bubble ? 2 * m_ctx.max_packet_flits : len);
 }
 
 __attribute__((always_inline)) inline bool RouterDatapath::compute_route_inline(int p, int q, std::uint32_t packet) {

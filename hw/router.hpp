@@ -78,10 +78,12 @@ struct RouterDatapath {
     if (m_parking) m_parked &= ~(1ULL << (p * m_nq + q));
   }
   /// The credits a VC of op that no packet holds must have to take a head of
-  /// len flits through candidate cand (output_vc_free's rule; 0: any). VC
-  /// requests read it once per candidate; output_vc_free (the wavefront's
-  /// per-VC test) spells the rule out itself: calling this from it cost
-  /// +0.35% instructions on the bench (measured); change both together.
+  /// len flits through candidate cand (0: any): the node's port any; wormhole
+  /// the whole buffer (atomic: an empty VC, since a VC never holds more than
+  /// the buffer's credits) or any (non-atomic); VCT the packet, or two of
+  /// the longest packets where it enters a bubble ring (Immunet section 2)
+  /// or (from_node) injects under an adaptive_bubble router.injection. VC requests and
+  /// parking read it once per candidate.
   int credits_needed(const OutputUnit& op, const routing::RouteCandidate& cand, int len, bool from_node) const;
 
   /// Moves queue q of port p to state s, keeping the port's QueueBits.
@@ -117,8 +119,6 @@ struct RouterDatapath {
   /// ov with room for `packet` (len flits), by look-ahead at the downstream
   /// router, in candidate priority order, rotating with the cycle; -1: none.
   int lookahead_lane(const OutputUnit& op, int out_port, int ov, std::uint32_t packet, int len, std::uint64_t c);
-  /// from_node: the request comes from the node's input port (injection).
-  bool output_vc_free(const OutputUnit& op, int v, const routing::RouteCandidate& c, int len, bool from_node) const;
   /// One flit of output o's head control packet leaves at cycle c (out of
   /// line: control packets are rare and the crossbar's loop stays small).
   [[gnu::noinline, gnu::cold]] void send_control_flit(int o, std::uint64_t c);
