@@ -11,6 +11,30 @@
 
 namespace ftsim::hw {
 
+namespace {
+
+// The receive path's consistency errors, out of line and cold: their
+// formatting would otherwise sit in the router tick's inlined code.
+[[noreturn]] __attribute__((cold, noinline)) void throw_overflow(const std::string& what) {
+  throw std::logic_error(what);
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void throw_credit_overflow(const OutputUnit& op, std::uint64_t c,
+                                                                        int credits, int depth) {
+  throw_overflow(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, credits, depth));
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void throw_lane_credit_overflow(const OutputUnit& op, int lane,
+                                                                             std::uint64_t c, int credits, int depth) {
+  throw_overflow(fmt::format("credit overflow at {} queue {} cycle {}: {} > {}", op.name(), lane, c, credits, depth));
+}
+
+[[noreturn]] __attribute__((cold, noinline)) void throw_buffer_overflow(const InputUnit& ip, int vc, std::uint64_t c) {
+  throw_overflow(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), vc, c));
+}
+
+}  // namespace
+
 using routing::RouteCandidate;
 
 void sc_trace(sc_core::sc_trace_file* tf, const TracedFlit& f, const std::string& name) {
@@ -63,6 +87,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_hold_transit = m_mechanism->hold_transit();
     m_vc_allocated_hook = m_mechanism->wants_vc_allocated();
   }
+  m_plain = !m_mechanism && m_lanes == 1 && !m_per_output && m_sa.plain_path();
   if (m_clock != nullptr) {
     m_clock->add(this);
   } else {
@@ -345,6 +370,7 @@ inline void RouterDatapath::apply_vc_grant(const VcGrant& w, std::uint64_t c) {
 // ---------------------------------------------------------------------------
 // Crossbar
 
+template <bool kPlain>
 __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const CrossbarInput& x, NetworkContext& ctx,
                                                                         std::uint64_t c) {
   const auto& prm = ctx.params;
@@ -358,7 +384,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     const Flit& f = iv.fifo.front().item;
     const bool head = f.head, tail = f.tail;
     --iv.occupancy;
-    const int in_vc = x.lanes == 1 ? x.queue : x.queue / x.lanes;
+    const int in_vc = kPlain || x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
     ip.return_credit(in_vc, f.lane, c, prm.lat_credit);
     op.grant = x.in_port;
@@ -370,20 +396,20 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
       if (!op.ejection) {
         OutputVc& ov = op.vcs[iv.out_vc];
         --ov.credits;
-        if (iv.next_port >= 0)
+        if (!kPlain && iv.next_port >= 0)
           --op.lane_credits[static_cast<std::size_t>(iv.out_vc)][static_cast<std::size_t>(iv.next_port)];
       }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
       const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
       Flit& sent = op.link->push_flit(ready, f);
       sent.vc = static_cast<std::uint8_t>(iv.out_vc);
-      sent.lane = static_cast<std::int8_t>(iv.next_port);
+      sent.lane = static_cast<std::int8_t>(kPlain ? -1 : iv.next_port);
       if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
       if (head && !op.ejection) {
         ++pk.hops;
         ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
       }
-      if (ctx.trace_mode) {  // the wave view's lines (nothing else reads them)
+      if (!kPlain && ctx.trace_mode) {  // the wave view's lines (nothing else reads them)
         op.link->bundle.data = sent.packet;
         op.link->bundle.req0 = !head;  // exactly one request line per flit in normal operation
         op.link->bundle.req1 = head;
@@ -729,6 +755,14 @@ void Router::sleep_if_idle(std::uint64_t c) {
 }
 
 void Router::tick(std::uint64_t c) {
+  if (m_plain && m_control_outputs == 0 && !m_ctx.trace_mode)
+    tick_of<true>(c);
+  else
+    tick_of<false>(c);
+}
+
+template <bool kPlain>
+void Router::tick_of(std::uint64_t c) {
   if (m_failed) {
     sleep();
     return;
@@ -736,7 +770,7 @@ void Router::tick(std::uint64_t c) {
   if (c == m_last_tick) return;  // woken twice in one cycle
   m_last_tick = c;
   ++m_ticks;
-  if (m_ctx.trace_mode) {
+  if (!kPlain && m_ctx.trace_mode) {
     for (auto& op : m_out) {
       op->grant = -1;
       op->last_flit = TracedFlit{};
@@ -745,26 +779,26 @@ void Router::tick(std::uint64_t c) {
   }
   if ((m_ni_pending | m_eject_ports) != 0)
     for (auto* ni : m_nis) ni->tick(c);
-  receive(c);
-  if (m_buffered > 0 || m_control_outputs != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) {
+  receive<kPlain>(c);
+  if (m_buffered > 0 || (!kPlain && m_control_outputs != 0) || m_seen_drop_epoch != m_ctx.drop_epoch) {
     // The mechanism's switch hook: while it reconfigures, a mechanism may
     // keep packets in transit in the local buffers instead of forwarding
     // them to the output ports (RouterMechanism::hold_transit).
-    if (m_hold_transit == nullptr || !*m_hold_transit) {
-      const std::uint64_t control = m_control_outputs != 0 ? control_ready(c) : 0;
-      m_sa.allocate(SwitchAllocInputs{m_in, m_out, m_active_ports, control}, c, [&](const SwitchGrant& g) {
-        if (g.in_port < 0) {  // a mechanism's control packet takes the link
+    if (kPlain || m_hold_transit == nullptr || !*m_hold_transit) {
+      const std::uint64_t control = !kPlain && m_control_outputs != 0 ? control_ready(c) : 0;
+      m_sa.allocate_of<kPlain>(SwitchAllocInputs{m_in, m_out, m_active_ports, control}, c, [&](const SwitchGrant& g) {
+        if (!kPlain && g.in_port < 0) {  // a mechanism's control packet takes the link
           send_control_flit(g.out_port, c);
           return;
         }
-        const auto out =
-            m_xbar.traverse(CrossbarInput{*m_in[static_cast<std::size_t>(g.in_port)], g.in_port, g.queue, m_lanes,
-                                          *m_out[static_cast<std::size_t>(g.out_port)], g.out_port, m_id},
-                            m_ctx, c);
+        const auto out = m_xbar.traverse<kPlain>(
+            CrossbarInput{*m_in[static_cast<std::size_t>(g.in_port)], g.in_port, g.queue, m_lanes,
+                          *m_out[static_cast<std::size_t>(g.out_port)], g.out_port, m_id},
+            m_ctx, c);
         --m_buffered;
         if (out.released) {
           m_changed_ports |= 1ULL << g.out_port;
-          if (m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
+          if (!kPlain && m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
           set_state(g.in_port, g.queue, InputVc::State::kIdle);
         }
       });
@@ -776,8 +810,8 @@ void Router::tick(std::uint64_t c) {
         m_va.allocate(vc_alloc_inputs(), m_vc_grants);
         for (const VcGrant& g : m_vc_grants) {
           apply_vc_grant(g, c);
-          if (m_sa.tracks_sending()) m_sa.start_sending(g.in_port, g.queue, g.out_port);
-          if (m_vc_allocated_hook)
+          if (!kPlain && m_sa.tracks_sending()) m_sa.start_sending(g.in_port, g.queue, g.out_port);
+          if (!kPlain && m_vc_allocated_hook)
             m_mechanism->on_vc_allocated(
                 g.in_port, g.queue, g.out_port, g.out_vc,
                 m_in[static_cast<std::size_t>(g.in_port)]->queues[static_cast<std::size_t>(g.queue)].packet, c);
@@ -788,7 +822,8 @@ void Router::tick(std::uint64_t c) {
     // Route computation has work only for marked ports or after a drop.
     if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
   }
-  if (!m_ctx.trace_mode && m_control_outputs == 0 && m_buffered == 0 && m_ni_pending == 0) sleep_if_idle(c);
+  if ((kPlain || (!m_ctx.trace_mode && m_control_outputs == 0)) && m_buffered == 0 && m_ni_pending == 0)
+    sleep_if_idle(c);
 }
 
 void Router::discard_front(int p, int q, std::uint64_t now) {
@@ -802,6 +837,7 @@ void Router::discard_front(int p, int q, std::uint64_t now) {
   ip.return_credit(q / m_lanes, lane, now, m_ctx.params.lat_credit);
 }
 
+template <bool kPlain>
 __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   const int depth = m_ctx.params.buffer_flits;
   // Only the ports whose links hold credits or flits (ascending, as a scan
@@ -814,13 +850,10 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
       const std::uint16_t code = l->credits().front().item;
       OutputVc& ov = op.vcs[static_cast<std::size_t>(credit_vc(code))];
       l->pop_credit();
-      if (++ov.credits > depth)
-        throw std::logic_error(fmt::format("credit overflow at {} cycle {}: {} > {}", op.name(), c, ov.credits, depth));
-      if (const int lane = credit_lane(code); lane >= 0) {
+      if (++ov.credits > depth) throw_credit_overflow(op, c, ov.credits, depth);
+      if (const int lane = credit_lane(code); !kPlain && lane >= 0) {
         int& lc = op.lane_credits[static_cast<std::size_t>(credit_vc(code))][static_cast<std::size_t>(lane)];
-        if (++lc > m_ctx.params.voq_flits)
-          throw std::logic_error(fmt::format("credit overflow at {} queue {} cycle {}: {} > {}", op.name(), lane, c, lc,
-                                             m_ctx.params.voq_flits));
+        if (++lc > m_ctx.params.voq_flits) throw_lane_credit_overflow(op, lane, c, lc, m_ctx.params.voq_flits);
       }
     }
   }
@@ -839,23 +872,21 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
         continue;
       }
       int q = f.vc;
-      if (m_lanes > 1) {  // VOQ: a head takes a free queue of its VC, the rest follow it
+      if (!kPlain && m_lanes > 1) {  // VOQ: a head takes a free queue of its VC, the rest follow it
         q = f.vc * m_lanes;
         if (f.head) {
           int lane = 0;
           while (lane < m_lanes &&
                  !(ip.queues[q + lane].fifo.empty() && ip.queues[q + lane].state == InputVc::State::kIdle))
             ++lane;
-          if (lane == m_lanes)
-            throw std::logic_error(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), f.vc, c));
+          if (lane == m_lanes) throw_buffer_overflow(ip, f.vc, c);
           ip.rx_lane[f.vc] = lane;
           ip.record_arrival(f.vc, q + lane);
         }
         q += ip.rx_lane[f.vc];
       }
       InputVc& iv = ip.queues[q];
-      if (ip.vc_flits[f.vc] >= depth)
-        throw std::logic_error(fmt::format("buffer overflow at {} vc {} cycle {}", ip.name(), f.vc, c));
+      if (ip.vc_flits[f.vc] >= depth) throw_buffer_overflow(ip, f.vc, c);
       iv.fifo.push(arrival, f);
       if (iv.state == InputVc::State::kIdle) {  // else set_state marks it when idle
         ip.route_pending.set(q);

@@ -315,9 +315,17 @@ class Router : public sc_core::sc_module, private RouterDatapath {
  private:
   /// The router's own clocked process (no RouterClock): tick(now()).
   void own_tick() { tick(now()); }
-  /// The cycle's work at cycle c (c == now()).
+  /// The cycle's work at cycle c (c == now()): tick_of<true> while the
+  /// router is plain (m_plain), no control packet waits and no VCD is open,
+  /// else tick_of<false>.
   void tick(std::uint64_t c);
+  /// tick()'s work; kPlain leaves out the tests that a plain router's tick
+  /// would always pass the same way (the same cycle behaviour, fewer
+  /// instructions: issue 54).
+  template <bool kPlain>
+  void tick_of(std::uint64_t c);
   std::uint64_t now() const;
+  template <bool kPlain>
   void receive(std::uint64_t now);
   void route_computation(std::uint64_t now);
   void discard_front(int p, int q, std::uint64_t now);
@@ -343,6 +351,12 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   std::unique_ptr<RouterMechanism> m_mechanism;
   const bool* m_hold_transit = nullptr;  // the mechanism's switch hook
   bool m_vc_allocated_hook = false;      // the mechanism's VC-allocated hook is wanted
+  /// Plain router (set at construction): no mechanism (so no switch hook,
+  /// VC-allocated hook or control packets of its own), one queue per input
+  /// VC (no VOQ lanes, no look-ahead credits) and the switch allocator's
+  /// plain path (SwitchAllocator::plain_path). Most mesh and torus runs
+  /// without a mechanism, the bench among them.
+  bool m_plain = false;
   std::vector<NetworkInterface*> m_nis;
   int m_buffered = 0;
   int m_waiting_va = 0;  // input queues in kVcAlloc

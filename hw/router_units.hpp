@@ -433,6 +433,19 @@ class SwitchAllocator : public sc_core::sc_module {
   /// grant path inlines.
   template <typename CrossbarSink>
   void allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar);
+  /// allocate() for kPlain = false; with kPlain = true, the plain router's
+  /// allocation (plain_path() holds and no control packet waits:
+  /// x.control == 0): the same grants, without the tests of the other
+  /// allocators, crossbars and the control packet.
+  template <bool kPlain, typename CrossbarSink>
+  void allocate_of(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar);
+  /// Whether this allocator is separable input first over one-word key
+  /// sets with the multiplexed crossbar, the one-queue path on and no
+  /// sending sets: what allocate_of<true> computes (issue 54).
+  bool plain_path() const {
+    return m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst &&
+           m_params.crossbar == CrossbarKind::kMultiplexed && m_key_sets && m_one_queue_path && !m_track_sending;
+  }
   /// Separable input first: whether the output stage may use its one-word
   /// key sets (set by configure() when radix x queues < 64; false: the
   /// request lists, for any size). The two give the same grants; tests
@@ -488,7 +501,7 @@ class SwitchAllocator : public sc_core::sc_module {
   /// robin from the port's pointer, and hands it to record(p, q, key, o, first) (key: p x queues + q)
   /// (first: o's first request this cycle). Returns the requested outputs
   /// (bit o).
-  template <typename Record>
+  template <bool kPlain, typename Record>
   std::uint64_t separable_input_stage(const std::vector<std::unique_ptr<InputUnit>>& in,
                                       const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                                       std::uint64_t c, Record&& record);
@@ -499,7 +512,7 @@ class SwitchAllocator : public sc_core::sc_module {
   /// packet's key fit one 64-bit word: each output's requests are a bit set
   /// of keys, and its round-robin winner the first key at or after its
   /// pointer (find-first-set), the same grants as the request lists.
-  template <typename CrossbarSink>
+  template <bool kPlain, typename CrossbarSink>
   void separable_keys(const std::vector<std::unique_ptr<InputUnit>>& in,
                       const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                       std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar);
@@ -514,7 +527,7 @@ class SwitchAllocator : public sc_core::sc_module {
   /// and no control packet waits: q is granted its output when ready, and
   /// the input's and output's round-robin pointers move as the two stages
   /// would move them.
-  template <typename CrossbarSink>
+  template <bool kPlain, typename CrossbarSink>
   void one_queue(const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
                  int p, int q, std::uint64_t c, CrossbarSink& crossbar);
   /// Fills m_grants.
@@ -649,7 +662,10 @@ class Crossbar : public sc_core::sc_module {
   explicit Crossbar(sc_core::sc_module_name name) : sc_module(name) {}
   const char* kind() const override { return "ftsim_crossbar"; }
   /// Traverses one flit at cycle c. Defined in router.cpp (the only
-  /// caller), so the grant path inlines.
+  /// caller), so the grant path inlines. kPlain: the router is plain
+  /// (Router::m_plain: one queue per VC, no look-ahead lanes, no VCD open),
+  /// so those tests are left out; the same traversal.
+  template <bool kPlain>
   CrossbarOutput traverse(const CrossbarInput& x, NetworkContext& ctx, std::uint64_t c);
 };
 

@@ -13,15 +13,24 @@ namespace ftsim::hw {
 
 template <typename CrossbarSink>
 void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
-  if (m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
+  allocate_of<false>(x, c, crossbar);
+}
+
+template <bool kPlain, typename CrossbarSink>
+void SwitchAllocator::allocate_of(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
+  if (kPlain || m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
     const std::uint64_t ports = x.active_ports;
-    if ((ports & (ports - 1)) == 0 && ports != 0 && x.control == 0 && m_one_queue_path) {
+    if ((ports & (ports - 1)) == 0 && ports != 0 && (kPlain || (x.control == 0 && m_one_queue_path))) {
       const int p = __builtin_ctzll(ports);
       const int q = x.in[static_cast<std::size_t>(p)]->active.only();
       if (q >= 0) {
-        one_queue(x.in, x.out, p, q, c, crossbar);
+        one_queue<kPlain>(x.in, x.out, p, q, c, crossbar);
         return;
       }
+    }
+    if (kPlain) {
+      separable_keys<true>(x.in, x.out, x.active_ports, 0, c, crossbar);
+      return;
     }
     if (m_track_sending) {
       separable_sending(x.in, x.out, x.control, c, crossbar);
@@ -35,7 +44,7 @@ void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, Cros
   for (const SwitchGrant& g : m_grants) crossbar(g);
 }
 
-template <typename CrossbarSink>
+template <bool kPlain, typename CrossbarSink>
 void SwitchAllocator::one_queue(const std::vector<std::unique_ptr<InputUnit>>& in,
                                 const std::vector<std::unique_ptr<OutputUnit>>& out, int p, int q, std::uint64_t c,
                                 CrossbarSink& crossbar) {
@@ -46,7 +55,7 @@ void SwitchAllocator::one_queue(const std::vector<std::unique_ptr<InputUnit>>& i
   // The output stage's moves for the winner (separable, separable_keys).
   m_in_rr[static_cast<std::size_t>(p)] = q + 1 == nq ? 0 : q + 1;
   int& rr = m_out_rr[static_cast<std::size_t>(o)];
-  if (m_params.crossbar == CrossbarKind::kPerVc) {
+  if (!kPlain && m_params.crossbar == CrossbarKind::kPerVc) {
     const int next = p * nq + q + 1;
     rr = next == m_radix * nq ? 0 : next;
   } else {
@@ -55,7 +64,7 @@ void SwitchAllocator::one_queue(const std::vector<std::unique_ptr<InputUnit>>& i
   crossbar(SwitchGrant{p, q, o});
 }
 
-template <typename Record>
+template <bool kPlain, typename Record>
 std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::unique_ptr<InputUnit>>& in,
                                                      const std::vector<std::unique_ptr<OutputUnit>>& out,
                                                      std::uint64_t active_ports, std::uint64_t c, Record&& record) {
@@ -64,7 +73,7 @@ std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::uniq
   // input VC (with one queue per VC, every queue is its own VC).
   const int nq = m_nq;
   const int lanes = m_lanes;
-  const bool one_per_vc = m_params.crossbar == CrossbarKind::kPerVc && lanes > 1;
+  const bool one_per_vc = !kPlain && m_params.crossbar == CrossbarKind::kPerVc && lanes > 1;
   int* const in_rr = m_in_rr.data();
   std::uint64_t requested = 0;  // outputs requested by input queues
   for (std::uint64_t ports = active_ports; ports != 0; ports &= ports - 1) {
@@ -100,7 +109,7 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
                                 const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                                 std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar) {
   if (m_key_sets) {  // every key and the control packet's in one word
-    separable_keys(in, out, active_ports, control, c, crossbar);
+    separable_keys<false>(in, out, active_ports, control, c, crossbar);
     return;
   }
   const int radix = m_radix;
@@ -108,8 +117,8 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
   const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
   // Input stage: each pick joins its output's request chain.
   m_requests.clear();
-  const std::uint64_t from_inputs =
-      separable_input_stage(in, out, active_ports, c, [this](int p, int q, int /*key*/, int o, bool first_for_o) {
+  const std::uint64_t from_inputs = separable_input_stage<false>(
+      in, out, active_ports, c, [this](int p, int q, int /*key*/, int o, bool first_for_o) {
         const int index = static_cast<int>(m_requests.size());
         m_requests.push_back(Request{p, q, o});
         m_next[index] = first_for_o ? -1 : m_first[o];
@@ -168,22 +177,22 @@ void SwitchAllocator::separable(const std::vector<std::unique_ptr<InputUnit>>& i
   }
 }
 
-template <typename CrossbarSink>
+template <bool kPlain, typename CrossbarSink>
 void SwitchAllocator::separable_keys(const std::vector<std::unique_ptr<InputUnit>>& in,
                                      const std::vector<std::unique_ptr<OutputUnit>>& out, std::uint64_t active_ports,
                                      std::uint64_t control, std::uint64_t c, CrossbarSink& crossbar) {
   const int radix = m_radix;
   const int nq = m_nq;
   const int n_keys = radix * nq;  // < 64: key n_keys is the control packet's
-  const bool per_vc = m_params.crossbar == CrossbarKind::kPerVc;
+  const bool per_vc = !kPlain && m_params.crossbar == CrossbarKind::kPerVc;
   std::uint64_t* const out_keys = m_out_keys.data();
   // Input stage: each pick sets its key in the requested output's set.
-  const std::uint64_t from_inputs = separable_input_stage(
+  const std::uint64_t from_inputs = separable_input_stage<kPlain>(
       in, out, active_ports, c, [out_keys](int /*p*/, int /*q*/, int key, int o, bool first_for_o) {
         const std::uint64_t bit = 1ULL << key;
         out_keys[o] = first_for_o ? bit : out_keys[o] | bit;
       });
-  const std::uint64_t requested_outputs = control | from_inputs;
+  const std::uint64_t requested_outputs = kPlain ? from_inputs : control | from_inputs;
   // Output stage: output o grants up to `capacity` crossbar inputs; the
   // winner is the first requesting key at or after the pointer, else the
   // first one (round robin over the keys; the control packet's key n_keys
@@ -192,17 +201,18 @@ void SwitchAllocator::separable_keys(const std::vector<std::unique_ptr<InputUnit
     const int o = __builtin_ctzll(m);
     const OutputUnit& op = *out[static_cast<std::size_t>(o)];
     int& rr = m_out_rr[o];
-    std::uint64_t keys = (from_inputs >> o & 1U) ? out_keys[o] : 0;
-    if (control >> o & 1U) keys |= 1ULL << n_keys;
+    std::uint64_t keys = kPlain || (from_inputs >> o & 1U) ? out_keys[o] : 0;
+    if (!kPlain && (control >> o & 1U)) keys |= 1ULL << n_keys;
     for (int grant = 0; grant < op.capacity && keys != 0; ++grant) {
       const std::uint64_t from_rr = keys & (~0ULL << rr);
       const int key = __builtin_ctzll(from_rr != 0 ? from_rr : keys);
-      if (key == n_keys) {
+      if (!kPlain && key == n_keys) {
         rr = 0;
         crossbar(SwitchGrant{-1, 0, o});
         break;  // the control packet takes the link for this cycle
       }
-      keys &= ~(1ULL << key) & ~(1ULL << n_keys);  // granted; control only competes for the first grant
+      keys &= kPlain ? ~(1ULL << key)
+                     : ~(1ULL << key) & ~(1ULL << n_keys);  // granted; control only competes for the first grant
       const int p = key / nq;
       const int q = key - p * nq;
       m_in_rr[p] = q + 1 == nq ? 0 : q + 1;  // (queue + 1) mod nq

@@ -99,6 +99,27 @@ TEST(CliRouterClock, WavesAreTheSameEitherWay) {
   EXPECT_TRUE(body(va) == body(read_text(d + "/b.vcd")));
 }
 
+// A plain router (no mechanism, one queue per VC, the plain switch
+// allocator: Router::m_plain) ticks through tick_of<true>, which leaves out
+// the tests such a router always passes; while a VCD is open every router
+// ticks through tick_of<false> (and none sleeps). A VCD over the whole run
+// must change no result: a mesh near saturation whose two link faults drop
+// packets (the failed-link and drop paths run in both).
+TEST(CliRouterClock, APlainRouterTicksAsTheGeneralTickDoes) {
+  const std::string d = tmpdir("router_clock_plain");
+  const std::string args = "run " + kBase + kShort + " --set traffic.load=0.4 --set faults.random_links=2";
+  const Result a = run(args + " --out " + d + "/plain");
+  const Result b = run(args + " --out " + d + "/general --vcd " + d + "/general.vcd --trace-routers 0,0");
+  ASSERT_EQ(a.code, 0) << a.output;
+  ASSERT_EQ(b.code, 0) << b.output;
+  const nlohmann::json ja = behaviour(d + "/plain/stats.json");
+  const nlohmann::json jb = behaviour(d + "/general/stats.json");
+  EXPECT_GT(ja["packets"]["delivered"].get<long>(), 1000);
+  EXPECT_GT(ja["packets"]["dropped"].get<long>(), 0);
+  EXPECT_EQ(ja, jb) << "the patch that turns one into the other: " << nlohmann::json::diff(ja, jb).dump();
+  EXPECT_EQ(read_text(d + "/plain/timeseries.csv"), read_text(d + "/general/timeseries.csv"));
+}
+
 TEST(CliRouterClock, AnUnknownSettingIsAConfigError) {
   expect_config_error(kBase + kShort + " --set sim.router_processes=threads", "sim.router_processes");
 }
