@@ -17,7 +17,8 @@ void SwitchAllocator::allocate(const SwitchAllocInputs& x, std::uint64_t c, Cros
 }
 
 template <bool kPlain, typename CrossbarSink>
-void SwitchAllocator::allocate_of(const SwitchAllocInputs& x, std::uint64_t c, CrossbarSink&& crossbar) {
+__attribute__((always_inline)) inline void SwitchAllocator::allocate_of(const SwitchAllocInputs& x, std::uint64_t c,
+                                                                        CrossbarSink&& crossbar) {
   if (kPlain || m_params.switch_allocator == SwitchAllocatorKind::kSeparableInputFirst) {
     const std::uint64_t ports = x.active_ports;
     if ((ports & (ports - 1)) == 0 && ports != 0 && (kPlain || (x.control == 0 && m_one_queue_path))) {
@@ -65,9 +66,9 @@ void SwitchAllocator::one_queue(const std::vector<std::unique_ptr<InputUnit>>& i
 }
 
 template <bool kPlain, typename Record>
-std::uint64_t SwitchAllocator::separable_input_stage(const std::vector<std::unique_ptr<InputUnit>>& in,
-                                                     const std::vector<std::unique_ptr<OutputUnit>>& out,
-                                                     std::uint64_t active_ports, std::uint64_t c, Record&& record) {
+__attribute__((always_inline)) inline std::uint64_t SwitchAllocator::separable_input_stage(
+    const std::vector<std::unique_ptr<InputUnit>>& in, const std::vector<std::unique_ptr<OutputUnit>>& out,
+    std::uint64_t active_ports, std::uint64_t c, Record&& record) {
   // Multiplexed: one crossbar input per port (the node's port:
   // injection_ports); per VC: one per input VC, so at most one queue per
   // input VC (with one queue per VC, every queue is its own VC).
