@@ -786,7 +786,10 @@ void Router::tick_of(std::uint64_t c) {
     // them to the output ports (RouterMechanism::hold_transit).
     if (kPlain || m_hold_transit == nullptr || !*m_hold_transit) {
       const std::uint64_t control = !kPlain && m_control_outputs != 0 ? control_ready(c) : 0;
-      m_sa.allocate_of<kPlain>(SwitchAllocInputs{m_in, m_out, m_active_ports, control}, c, [&](const SwitchGrant& g) {
+      // The crossbar's part of a grant: inlined into the plain allocator's
+      // grant loop; the general allocator calls it (inlining it there made
+      // the 8x8x8 run 4.8% longer).
+      auto grant = [&](const SwitchGrant& g) __attribute__((always_inline)) {
         if (!kPlain && g.in_port < 0) {  // a mechanism's control packet takes the link
           send_control_flit(g.out_port, c);
           return;
@@ -801,7 +804,12 @@ void Router::tick_of(std::uint64_t c) {
           if (!kPlain && m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
           set_state(g.in_port, g.queue, InputVc::State::kIdle);
         }
-      });
+      };
+      const SwitchAllocInputs inputs{m_in, m_out, m_active_ports, control};
+      if constexpr (kPlain)
+        m_sa.allocate_of<true>(inputs, c, grant);
+      else
+        m_sa.allocate_of<false>(inputs, c, [&](const SwitchGrant& g) { grant(g); });
     }
     if (m_waiting_va > 0) {
       // VC allocation: the waiting heads' requests in, the grants applied.
