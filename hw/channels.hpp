@@ -131,6 +131,11 @@ class DelayLine : private detail::DelayHeader<DelayEntry<T>>, private detail::In
     m_head = (m_head + 1) & m_mask;
     --m_count;
   }
+  /// pop(), returning the entries left.
+  std::uint32_t pop_left() {
+    m_head = (m_head + 1) & m_mask;
+    return --m_count;
+  }
   bool empty() const { return m_count == 0; }
   std::size_t size() const { return m_count; }
   const Entry& at(std::size_t i) const { return m_buf[(m_head + i) & m_mask]; }
@@ -229,6 +234,24 @@ struct alignas(64) LinkDirection {
   void pop_credit() {
     m_credits.pop();
     if (m_credits.empty()) *credit_ports &= ~credit_bit;
+  }
+  /// pop_flit() / pop_credit(), then whether the next entry is readable at
+  /// cycle `now`: a receive loop's test without reading the count again. (A
+  /// reader's port bit is set exactly while its line holds entries, so a
+  /// loop over set bits may read front() before its first pop.)
+  bool pop_flit_next_ready(std::uint64_t now) {
+    if (m_flits.pop_left() == 0) {
+      *flit_ports &= ~flit_bit;
+      return false;
+    }
+    return m_flits.front().ready <= now;
+  }
+  bool pop_credit_next_ready(std::uint64_t now) {
+    if (m_credits.pop_left() == 0) {
+      *credit_ports &= ~credit_bit;
+      return false;
+    }
+    return m_credits.front().ready <= now;
   }
   void clear_flits() {
     m_flits.clear();

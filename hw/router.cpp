@@ -142,6 +142,7 @@ void RouterClock::step() {
 // The units' per-cycle paths, here so that they inline into the router's
 // clocked method (one translation unit; hw/router_units.cpp has the rest).
 
+template <bool kPlain>
 inline bool RouteUnit::compute(const NetworkContext& ctx, const RouteUnitInput& in, InputVc& iv) {
   routing::RouteQuery q;
   q.router = in.router;
@@ -151,7 +152,7 @@ inline bool RouteUnit::compute(const NetworkContext& ctx, const RouteUnitInput& 
   q.header = &in.header;
   q.view.port_alive = port_alive;
   q.view.cycle = in.cycle;
-  if (mechanism != nullptr) mechanism->fill_view(q.view);
+  if (!kPlain && mechanism != nullptr) mechanism->fill_view(q.view);
   if (!table.empty()) {
     q.view.forwarding = table.data();
     q.view.forwarding_size = table.size();
@@ -525,8 +526,8 @@ std::vector<std::vector<int>> Router::lane_occupancy(int p) const {
 
 void Router::lookahead(int p, int v, const routing::PacketHeader& h, std::uint64_t cycle, routing::RouteSet& out) {
   routing::PacketHeader copy = h;
-  m_route.compute(m_ctx, RouteUnitInput{m_id, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle},
-                  m_lookahead);
+  m_route.compute<false>(m_ctx, RouteUnitInput{m_id, p, v, m_out[static_cast<std::size_t>(p)]->ejection, copy, cycle},
+                         m_lookahead);
   out.clear();
   for (const routing::RouteCandidate& cand : m_lookahead.route) out.add(cand);
   out.discarded = m_lookahead.route.discarded;
@@ -828,7 +829,7 @@ void Router::tick_of(std::uint64_t c) {
       }
     }
     // Route computation has work only for marked ports or after a drop.
-    if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation(c);
+    if (m_route_ports != 0 || m_seen_drop_epoch != m_ctx.drop_epoch) route_computation<kPlain>(c);
   }
   if ((kPlain || (!m_ctx.trace_mode && m_control_outputs == 0)) && m_buffered == 0 && m_ni_pending == 0)
     sleep_if_idle(c);
@@ -854,10 +855,11 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   for (std::uint64_t m = m_credit_ports; m != 0; m &= m - 1) {
     OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
-    while (l->credits().ready(c)) {
+    if (l->credits().front().ready > c) continue;  // (the port's bit: its line holds credits)
+    for (bool more = true; more;) {
       const std::uint16_t code = l->credits().front().item;
       OutputVc& ov = op.vcs[static_cast<std::size_t>(credit_vc(code))];
-      l->pop_credit();
+      more = l->pop_credit_next_ready(c);
       if (++ov.credits > depth) throw_credit_overflow(op, c, ov.credits, depth);
       if (const int lane = credit_lane(code); !kPlain && lane >= 0) {
         int& lc = op.lane_credits[static_cast<std::size_t>(credit_vc(code))][static_cast<std::size_t>(lane)];
@@ -868,11 +870,12 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   for (std::uint64_t m = m_rx_ports; m != 0; m &= m - 1) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = ip.link;
-    while (l->flits().ready(c)) {
+    if (l->flits().front().ready > c) continue;  // (the port's bit: its line holds flits)
+    for (bool more = true; more;) {
       const auto& e = l->flits().front();
       const Flit f = e.item;
       const std::uint64_t arrival = e.ready;
-      l->pop_flit();
+      more = l->pop_flit_next_ready(c);
       // Packets are only ever dropped after a drop_epoch increment: with none
       // in the run yet, no flit can belong to a dropped packet.
       if (m_ctx.drop_epoch != 0 && m_ctx.packets[f.packet].dropped) {
@@ -999,18 +1002,20 @@ void RouterDatapath::clear_parked() {
   m_watched_ports = 0;
 }
 
+template <bool kPlain>
 __attribute__((always_inline)) inline bool RouterDatapath::compute_route_inline(int p, int q, std::uint32_t packet) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(q)];
-  const bool routed = m_route.compute(m_ctx,
-                                      RouteUnitInput{m_id, p, q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
-                                                     m_ctx.packets[packet].header, m_last_tick},
-                                      iv);
+  const bool routed = m_route.compute<kPlain>(
+      m_ctx,
+      RouteUnitInput{m_id, p, kPlain ? q : q / m_lanes, m_out[static_cast<std::size_t>(p)]->ejection,
+                     m_ctx.packets[packet].header, m_last_tick},
+      iv);
   // router.voq: per_output: the packet sits in the queue of the output the
   // upstream router chose by look-ahead, and leaves through it (all of the
   // route's candidates there). Should that output have left the route since
   // (a fault detected in between), the packet takes the route as it is; its
   // credits still return to the queue it occupies.
-  if (routed && m_per_output && !iv.fifo.empty()) {
+  if (!kPlain && routed && m_per_output && !iv.fifo.empty()) {
     const int lane = iv.fifo.front().item.lane;
     if (lane >= 0 && (iv.route_ports >> lane & 1U) != 0) {
       int kept = 0;
@@ -1025,9 +1030,10 @@ __attribute__((always_inline)) inline bool RouterDatapath::compute_route_inline(
 }
 
 bool RouterDatapath::compute_route(int p, int q, std::uint32_t packet) {
-  return compute_route_inline(p, q, packet);
+  return compute_route_inline<false>(p, q, packet);
 }
 
+template <bool kPlain>
 __attribute__((always_inline)) inline void Router::route_computation(std::uint64_t c) {
   const int radix = static_cast<int>(m_in.size());
   const bool check_drops = m_seen_drop_epoch != m_ctx.drop_epoch;
@@ -1041,7 +1047,7 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
       const int p = __builtin_ctzll(ports);
       InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
       ip.route_pending.visit(0, nq, [&](int v) {
-        route_queue(p, v, c);
+        route_queue<kPlain>(p, v, c);
         ip.route_pending.reset(v);
         return false;
       });
@@ -1066,13 +1072,14 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
         }
         set_state(p, v, InputVc::State::kIdle);
       }
-      route_queue(p, v, c);
+      route_queue<kPlain>(p, v, c);
     }
     ip.route_pending.clear();  // no idle queue with flits is left
   }
   m_route_ports = 0;
 }
 
+template <bool kPlain>
 void Router::route_queue(int p, int v, std::uint64_t c) {
   InputVc& iv = m_in[static_cast<std::size_t>(p)]->queues[static_cast<std::size_t>(v)];
   while (iv.state == InputVc::State::kIdle && !iv.fifo.empty()) {
@@ -1092,7 +1099,7 @@ void Router::route_queue(int p, int v, std::uint64_t c) {
       m_ctx.packets.release(f.packet);
       continue;
     }
-    if (!compute_route_inline(p, v, f.packet)) {
+    if (!compute_route_inline<kPlain>(p, v, f.packet)) {
       m_ctx.drop(f.packet, iv.route.discarded ? DropReason::kRerouteDiscard : DropReason::kNoRoute);
       discard_front(p, v, c);
       continue;

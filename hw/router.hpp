@@ -113,7 +113,9 @@ struct RouterDatapath {
   }
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);
-  /// compute_route, inlined into route computation (its one hot caller).
+  /// compute_route, inlined into route computation (its one hot caller);
+  /// kPlain: the router is plain (Router::m_plain).
+  template <bool kPlain>
   bool compute_route_inline(int p, int q, std::uint32_t packet);
   /// router.voq: per_output: the downstream output queue of output op's VC
   /// ov with room for `packet` (len flits), by look-ahead at the downstream
@@ -327,9 +329,11 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   std::uint64_t now() const;
   template <bool kPlain>
   void receive(std::uint64_t now);
+  template <bool kPlain>
   void route_computation(std::uint64_t now);
   void discard_front(int p, int q, std::uint64_t now);
   /// Route computation of queue q of port p if it is idle with flits.
+  template <bool kPlain>
   void route_queue(int p, int q, std::uint64_t now);
   /// Called at the end of cycle c's tick when nothing is buffered, queued
   /// or to be injected (and no VCD is open): sleeps until wake() when no

@@ -371,6 +371,8 @@ class RouteUnit : public sc_core::sc_module {
   /// Computes the route of `in`'s head into `out` (the queue's route
   /// registers: route, route_epoch, route_ports); returns false when the
   /// relation has no route (or discards the packet).
+  /// kPlain: no mechanism (its view is not filled).
+  template <bool kPlain>
   bool compute(const NetworkContext& ctx, const RouteUnitInput& in, InputVc& out);
   /// Epoch of the routing inputs: the mechanism's table epoch plus port
   /// changes. A packet waiting for VC allocation re-runs route computation
