@@ -217,7 +217,7 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     }
     --m_credits[in.vc];
     m_to_router->push_flit(now + 1, f);
-    ++m_ctx.stats.flits_moved;
+    ++m_ctx.stats.flits_injected;
     ++*m_to_router->arrivals;  // the receiving router's buffer writes (energy), or a scratch
     m_ctx.stats.last_move_cycle = now;
     if (tail) {

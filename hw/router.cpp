@@ -87,6 +87,7 @@ Router::Router(sc_core::sc_module_name name, routing::RouterId id, int radix, Ne
     m_hold_transit = m_mechanism->hold_transit();
     m_vc_allocated_hook = m_mechanism->wants_vc_allocated();
   }
+  m_xbar.flit_delay = static_cast<std::uint64_t>(ctx.params.lat_sa + ctx.params.lat_st + ctx.params.lat_link);
   m_plain = !m_mechanism && m_lanes == 1 && !m_per_output && m_sa.plain_path();
   if (m_clock != nullptr) {
     m_clock->add(this);
@@ -401,7 +402,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
           --op.lane_credits[static_cast<std::size_t>(iv.out_vc)][static_cast<std::size_t>(iv.next_port)];
       }
       if (ctx.stats.in_window(c)) ++op.vcs[iv.out_vc].window_flits;
-      const std::uint64_t ready = c + prm.lat_sa + prm.lat_st + prm.lat_link;
+      const std::uint64_t ready = c + flit_delay;
       Flit& sent = op.link->push_flit(ready, f);
       sent.vc = static_cast<std::uint8_t>(iv.out_vc);
       sent.lane = static_cast<std::int8_t>(kPlain ? -1 : iv.next_port);
@@ -416,7 +417,6 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
         op.link->bundle.req1 = head;
         op.last_flit.set(sent, pk.header.src, pk.header.dst);
       }
-      ++ctx.stats.flits_moved;
       ++op.flits_sent;  // energy events, gathered per router after the run
       op.heads_sent += head;
       ctx.stats.last_move_cycle = c;

@@ -669,6 +669,9 @@ class Crossbar : public sc_core::sc_module {
   /// so those tests are left out; the same traversal.
   template <bool kPlain>
   CrossbarOutput traverse(const CrossbarInput& x, NetworkContext& ctx, std::uint64_t c);
+  /// Cycles from a flit's switch allocation to its being readable
+  /// downstream: router.lat_sa + lat_st + lat_link (set by the router).
+  std::uint64_t flit_delay = 3;
 };
 
 // VcAllocator's per-cycle path, inline so the router's tick folds it in

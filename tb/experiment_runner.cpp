@@ -781,7 +781,7 @@ RunResult run_experiment(const ExperimentConfig& cfg, const RunOptions& opts) {
   ev.crossbar_flits = s.crossbar_flits();
   ev.ejected_flits = s.ejected_flits();
   ev.heads = s.crossbar_heads();
-  ev.injected_flits = s.flits_moved - s.crossbar_flits();
+  ev.injected_flits = s.flits_injected;
   ev.cycles = cycles;
   j["energy"] = energy_json(net, cfg, tech, ev);
   j["deadlock"] = monitor.deadlock;

@@ -155,7 +155,7 @@ ftsim::tb::EnergyEvents events_of(const ftsim::hw::NetworkStats& s) {
   ev.crossbar_flits = s.crossbar_flits();
   ev.ejected_flits = s.ejected_flits();
   ev.heads = s.crossbar_heads();
-  ev.injected_flits = s.flits_moved - s.crossbar_flits();
+  ev.injected_flits = s.flits_injected;
   return ev;
 }
 
