@@ -63,10 +63,11 @@ class NetworkInterface : public sc_core::sc_module {
   /// from_router: ejection channel.
   void bind(LinkDirection* to_router, LinkDirection* from_router, Router* router);
   void tick(std::uint64_t now) {
-    // Nothing arrived, nothing to send: the common case at low load, kept
+    // Nothing readable, nothing to send: the common case at low load, kept
     // out of the full tick's call (its source-queue integral adds 0 then).
-    // Credits on their way back are read when there is something to send.
-    if (m_from_router->flits().empty() && m_queue.empty() && m_injecting.empty()) {
+    // Credits on their way back are read when there is something to send,
+    // flits on their way when they are readable.
+    if (!m_from_router->flits().ready(now) && m_queue.empty() && m_injecting.empty()) {
       m_last_integrated = now;
       return;
     }

@@ -389,7 +389,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     const int in_vc = kPlain || x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
     ip.return_credit(in_vc, f.lane, c, prm.lat_credit);
-    op.grant = x.in_port;
+    if (!kPlain) op.grant = x.in_port;  // (traced only: a plain tick runs with no VCD open)
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
       ctx.drop_on_failed_link(
