@@ -383,8 +383,9 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     // The flit is read in place and leaves the FIFO last; the link's copy
     // gets the downstream VC and lane written into it (bytes in memory, not
     // fields inserted into a register copy).
+    // (Its head and tail bits are read where they are used: kept in
+    // registers across the traversal, they were spilled.)
     const Flit& f = iv.fifo.front().item;
-    const bool head = f.head, tail = f.tail;
     --iv.occupancy;
     const int in_vc = kPlain || x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
@@ -392,8 +393,8 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     if (!kPlain) op.grant = x.in_port;  // (traced only: a plain tick runs with no VCD open)
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
-      ctx.drop_on_failed_link(
-          f.packet, head ? NetworkContext::LinkLoss::kRoutedBeforeDetection : NetworkContext::LinkLoss::kCutInBuffers);
+      ctx.drop_on_failed_link(f.packet, f.head ? NetworkContext::LinkLoss::kRoutedBeforeDetection
+                                               : NetworkContext::LinkLoss::kCutInBuffers);
     } else {
       if (!op.ejection) {
         OutputVc& ov = op.vcs[iv.out_vc];
@@ -407,20 +408,21 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
       sent.vc = static_cast<std::uint8_t>(iv.out_vc);
       sent.lane = static_cast<std::int8_t>(kPlain ? -1 : iv.next_port);
       if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
-      if (head && !op.ejection) {
+      if (f.head && !op.ejection) {
         ++pk.hops;
         ctx.relation->on_hop(pk.header, x.router, x.out_port, iv.out_vc);  // header state of stateful relations
       }
       if (!kPlain && ctx.trace_mode) {  // the wave view's lines (nothing else reads them)
         op.link->bundle.data = sent.packet;
-        op.link->bundle.req0 = !head;  // exactly one request line per flit in normal operation
-        op.link->bundle.req1 = head;
+        op.link->bundle.req0 = !f.head;  // exactly one request line per flit in normal operation
+        op.link->bundle.req1 = f.head;
         op.last_flit.set(sent, pk.header.src, pk.header.dst);
       }
       ++op.flits_sent;  // energy events, gathered per router after the run
-      op.heads_sent += head;
+      op.heads_sent += f.head;
       ctx.stats.last_move_cycle = c;
     }
+    const bool tail = f.tail;
     iv.fifo.pop();
     if (tail || (ctx.drop_epoch != 0 && pk.dropped)) {
       op.set_allocated(iv.out_vc, false);
