@@ -174,8 +174,9 @@ struct NetworkStats {
   /// VC granted before detection); its head had crossed and the rest was cut
   /// off in the buffers at the link's ends.
   std::uint64_t link_loss[3] = {};
-  std::uint64_t flits_injected =
-      0;  ///< flits the network interfaces wrote into routers (router hops: crossbar_flits())
+  /// Flits the network interfaces wrote into routers (the routers' hops:
+  /// crossbar_flits()).
+  std::uint64_t flits_injected = 0;
   std::uint64_t last_move_cycle = 0;  ///< last cycle a flit moved anywhere (watchdog)
   // Events for the energy model (issue 52), whole run: a flit read from an
   // input buffer through the crossbar (and granted by the switch

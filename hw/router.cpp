@@ -389,7 +389,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     --iv.occupancy;
     const int in_vc = kPlain || x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
-    ip.return_credit(in_vc, f.lane, c, prm.lat_credit);
+    ip.return_credit(in_vc, kPlain ? -1 : f.lane, c, prm.lat_credit);  // (plain: no look-ahead lanes)
     if (!kPlain) op.grant = x.in_port;  // (traced only: a plain tick runs with no VCD open)
     PacketInfo& pk = ctx.packets[f.packet];
     if (op.link->failed) {
