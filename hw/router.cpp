@@ -406,7 +406,7 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
       const std::uint64_t ready = c + flit_delay;
       Flit& sent = op.link->push_flit(ready, f);
       sent.vc = static_cast<std::uint8_t>(iv.out_vc);
-      sent.lane = static_cast<std::int8_t>(kPlain ? -1 : iv.next_port);
+      if (!kPlain) sent.lane = static_cast<std::int8_t>(iv.next_port);  // (plain: -1, as the flit's)
       if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
       if (f.head && !op.ejection) {
         ++pk.hops;
