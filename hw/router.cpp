@@ -657,6 +657,7 @@ void Router::queue_control(int p, int flits, std::uint32_t data, std::uint64_t n
   }
   op.control.push_back(OutputUnit::Control{data, flits, now, true, std::move(on_sent), packet, bubble});
   m_control_outputs |= 1ULL << p;
+  m_plain = false;  // control packets take the general tick (normally only a mechanism's router queues them)
   wake();
 }
 
@@ -758,7 +759,7 @@ void Router::sleep_if_idle(std::uint64_t c) {
 }
 
 void Router::tick(std::uint64_t c) {
-  if (m_plain && m_control_outputs == 0 && !m_ctx.trace_mode)
+  if (m_plain && !m_ctx.trace_mode)  // (a plain router has no control packets: queue_control clears m_plain)
     tick_of<true>(c);
   else
     tick_of<false>(c);

@@ -318,8 +318,7 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// The router's own clocked process (no RouterClock): tick(now()).
   void own_tick() { tick(now()); }
   /// The cycle's work at cycle c (c == now()): tick_of<true> while the
-  /// router is plain (m_plain), no control packet waits and no VCD is open,
-  /// else tick_of<false>.
+  /// router is plain (m_plain) and no VCD is open, else tick_of<false>.
   void tick(std::uint64_t c);
   /// tick()'s work; kPlain leaves out the tests that a plain router's tick
   /// would always pass the same way (the same cycle behaviour, fewer
@@ -359,7 +358,8 @@ class Router : public sc_core::sc_module, private RouterDatapath {
   /// VC-allocated hook or control packets of its own), one queue per input
   /// VC (no VOQ lanes, no look-ahead credits) and the switch allocator's
   /// plain path (SwitchAllocator::plain_path). Most mesh and torus runs
-  /// without a mechanism, the bench among them.
+  /// without a mechanism, the bench among them. queue_control clears it
+  /// (a control packet takes the general tick for the rest of the run).
   bool m_plain = false;
   std::vector<NetworkInterface*> m_nis;
   int m_buffered = 0;
