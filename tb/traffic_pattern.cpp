@@ -24,6 +24,7 @@ TrafficPattern::TrafficPattern(const routing::Topology& topo, const TrafficSpec&
       if (h >= n) throw ConfigError(fmt::format("traffic.hotspot_nodes: node {} out of range 0..{}", h, n - 1));
   if (n < 2) throw ConfigError(fmt::format("topology {} has fewer than two nodes", topo.spec()));
   m_user = user_traffic_pattern(p);
+  m_kind = m_user ? Kind::kUser : p == "uniform" ? Kind::kUniform : p == "hotspot" ? Kind::kHotspot : Kind::kPermutation;
   set_components(std::vector<int>(n, 0));
 }
 
@@ -85,15 +86,13 @@ NodeId TrafficPattern::uniform(NodeId src, std::mt19937_64& rng) const {
 }
 
 NodeId TrafficPattern::destination(NodeId src, std::mt19937_64& rng) const {
-  const std::string& p = m_spec.pattern;
   NodeId d;
-  if (m_user) {
+  if (m_kind == Kind::kUniform) return uniform(src, rng);
+  if (m_kind == Kind::kUser) {
     if (m_comp[src] < 0) return routing::kNone;
     d = m_user(src, m_topo, rng);
     if (d >= m_topo.num_nodes()) return routing::kNone;
-  } else if (p == "uniform") {
-    return uniform(src, rng);
-  } else if (p == "hotspot") {
+  } else if (m_kind == Kind::kHotspot) {
     std::uniform_real_distribution<double> u(0.0, 1.0);
     if (u(rng) < m_spec.hotspot_fraction) {
       std::uniform_int_distribution<std::size_t> pick(0, m_spec.hotspot_nodes.size() - 1);

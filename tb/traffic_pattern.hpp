@@ -31,6 +31,10 @@ class TrafficPattern {
  private:
   routing::NodeId uniform(routing::NodeId src, std::mt19937_64& rng) const;
   DestinationFunction m_user;  ///< a registered user pattern, or empty
+  /// traffic.pattern's kind, decided once at construction (destination()
+  /// runs per packet; comparing the name there cost about 80 instructions).
+  enum class Kind : std::uint8_t { kUser, kUniform, kHotspot, kPermutation };
+  Kind m_kind = Kind::kPermutation;
   const routing::Topology& m_topo;
   TrafficSpec m_spec;
   int m_bits = 0;
