@@ -508,7 +508,6 @@ void Router::resync_credits(int p, const std::vector<int>& downstream_occupancy,
             (v < downstream_lanes.size() && o < downstream_lanes[v].size() ? downstream_lanes[v][o] : 0);
     op.set_allocated(static_cast<int>(v), false);
   }
-  m_changed_ports = ~0ULL;
   wake();
 }
 
@@ -605,7 +604,6 @@ void Router::repair() {
       op->set_allocated(static_cast<int>(v), false);
       op->vcs[v].credits = op->ejection ? OutputUnit::kInfiniteCredits : m_ctx.params.buffer_flits;
     }
-  m_changed_ports = ~0ULL;  // every VC released with full credits
   for (auto& op : m_out)
     for (auto& lanes : op->lane_credits) std::fill(lanes.begin(), lanes.end(), m_ctx.params.voq_flits);
   for (auto* ni : m_nis) ni->repair();
@@ -684,7 +682,6 @@ void RouterDatapath::send_control_flit(int o, std::uint64_t c) {
     if (op.link->receiver != nullptr) op.link->receiver->wake_at(ready);
     if (f.tail) {
       op.set_allocated(0, false);
-      m_changed_ports = ~0ULL;
     }
   }
   ctl.head = false;
@@ -705,7 +702,6 @@ void Router::lose_control(OutputUnit& op) {
     }
     if (!ctl.head) {
       op.set_allocated(0, false);  // cut after its head left: the receiver discards the rest
-      m_changed_ports = ~0ULL;
     }
     m_ctx.drop(ctl.packet, DropReason::kLinkFailure);
   }
@@ -804,7 +800,6 @@ void Router::tick_of(std::uint64_t c) {
             m_ctx, c);
         --m_buffered;
         if (out.released) {
-          m_changed_ports |= 1ULL << g.out_port;
           if (!kPlain && m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
           set_state(g.in_port, g.queue, InputVc::State::kIdle);
         }
@@ -854,7 +849,6 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
   const int depth = m_ctx.params.buffer_flits;
   // Only the ports whose links hold credits or flits (ascending, as a scan
   // of every port would visit them).
-  m_changed_ports |= m_credit_ports;  // (VC allocation's parked heads: their VCs may gain credits)
   for (std::uint64_t m = m_credit_ports; m != 0; m &= m - 1) {
     OutputUnit& op = *m_out[static_cast<std::size_t>(__builtin_ctzll(m))];
     LinkDirection* l = op.link;
@@ -973,12 +967,11 @@ void RouterDatapath::wake_parked_heads() {
     m_parked = 0;  // (none is left: each parked head watches a VC)
     return;
   }
-  // Only outputs whose VCs may have gained credits (receive) or been
-  // released since the last check: the others' watched VCs are as they
-  // were when their heads parked, when none could take them.
-  const std::uint64_t changed = m_watched_ports & m_changed_ports;
-  m_changed_ports = 0;
-  for (std::uint64_t ports = changed; ports != 0; ports &= ports - 1) {
+  // Every watched output (one or two per parked head): its watched VCs
+  // that are not allocated and have the credits one of their watchers
+  // needs. (Keeping a set of the outputs whose VCs changed since the last
+  // check cost more on the per-flit path than the outputs it spared.)
+  for (std::uint64_t ports = m_watched_ports; ports != 0; ports &= ports - 1) {
     const int o = __builtin_ctzll(ports);
     const OutputUnit& op = *m_out[static_cast<std::size_t>(o)];
     // A parked head's evaluation can succeed only through a VC it watches
@@ -1066,7 +1059,6 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
       if (iv.state != InputVc::State::kIdle && m_ctx.packets[iv.packet].dropped) {
         if (iv.state == InputVc::State::kActive) {
           m_out[iv.out_port]->set_allocated(iv.out_vc, false);
-          m_changed_ports = ~0ULL;
           if (m_sa.tracks_sending()) m_sa.stop_sending(p, v, iv.out_port);
         }
         if (iv.state == InputVc::State::kVcAlloc) {

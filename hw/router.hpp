@@ -59,9 +59,6 @@ struct RouterDatapath {
   std::uint64_t m_parked = 0;         ///< keys (port x queues + queue) of the parked heads
   std::uint64_t m_watched_ports = 0;  ///< bit o: output o has watchers
   std::uint32_t m_parked_epoch = 0;   ///< the route epoch they were parked under
-  /// Bit o: output o's VCs may have gained credits (its link carried
-  /// credits) or been released since the last wake_parked_heads().
-  std::uint64_t m_changed_ports = ~0ULL;
   /// Parks the head of queue v of port p, whose evaluation found no output
   /// VC (len flits; from_node: from the node's port).
   [[gnu::noinline]] void park_head(int p, int v, int len, bool from_node);
