@@ -149,6 +149,12 @@ void NetworkInterface::tick_work(std::uint64_t now) {
     deliver->b_transport(m_out_gp, d);
     m_out_gp.clear_extension(&m_out_ext);
   }
+  // Nothing to send (the tick was for an ejected flit): the rest would add
+  // 0 to the integral and start nothing.
+  if (m_queue.empty() && m_injecting.empty()) {
+    m_last_integrated = now;
+    return;
+  }
   // Source queue integral.
   m_queue_integral += static_cast<std::uint64_t>(m_queue.size()) * (now - m_last_integrated);
   m_last_integrated = now;

@@ -957,7 +957,7 @@ void RouterDatapath::wake_watchers(int o, int v) {
   }
 }
 
-void RouterDatapath::wake_parked_heads() {
+__attribute__((always_inline)) inline void RouterDatapath::wake_parked_heads() {
   if (m_parked_epoch != m_route.epoch()) {  // every parked head re-computes its route
     for (std::uint64_t ports = m_watched_ports; ports != 0; ports &= ports - 1) {
       const int o = __builtin_ctzll(ports);
