@@ -138,6 +138,9 @@ class DelayLine : private detail::DelayHeader<DelayEntry<T>>, private detail::In
   }
   bool empty() const { return m_count == 0; }
   std::size_t size() const { return m_count; }
+  /// The entry count itself, for a VCD to trace (an input queue's
+  /// `occupancy` line) without a second counter kept beside it.
+  const std::uint32_t& count() const { return m_count; }
   const Entry& at(std::size_t i) const { return m_buf[(m_head + i) & m_mask]; }
   void clear() { m_head = m_count = 0; }
 

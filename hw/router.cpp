@@ -386,7 +386,6 @@ __attribute__((always_inline)) inline CrossbarOutput Crossbar::traverse(const Cr
     // (Its head and tail bits are read where they are used: kept in
     // registers across the traversal, they were spilled.)
     const Flit& f = iv.fifo.front().item;
-    --iv.occupancy;
     const int in_vc = kPlain || x.lanes == 1 ? x.queue : x.queue / x.lanes;
     --ip.vc_flits[static_cast<std::size_t>(in_vc)];
     ip.return_credit(in_vc, kPlain ? -1 : f.lane, c, prm.lat_credit);  // (plain: no look-ahead lanes)
@@ -565,7 +564,6 @@ void Router::fail() {
       for (std::size_t i = 0; i < iv.fifo.size(); ++i)
         m_ctx.drop(iv.fifo.at(i).item.packet, DropReason::kSwitchFailure);
       iv.fifo.clear();
-      iv.occupancy = 0;
       iv.state = InputVc::State::kIdle;
     }
     std::fill(ip->vc_flits.begin(), ip->vc_flits.end(), 0);
@@ -838,7 +836,6 @@ void Router::discard_front(int p, int q, std::uint64_t now) {
   InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
   const int lane = iv.fifo.front().item.lane;
   iv.fifo.pop();
-  --iv.occupancy;
   --ip.vc_flits[static_cast<std::size_t>(q / m_lanes)];
   --m_buffered;
   ip.return_credit(q / m_lanes, lane, now, m_ctx.params.lat_credit);
@@ -900,7 +897,6 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
         ip.route_pending.set(q);
         m_route_ports |= 1ULL << __builtin_ctzll(m);
       }
-      ++iv.occupancy;
       ++ip.vc_flits[f.vc];
       ++m_buffered;
     }
@@ -1113,7 +1109,7 @@ void Router::trace(sc_core::sc_trace_file* tf) const {
     const std::string ib = m_in[p]->name();
     for (int q = 0; q < m_nq; ++q) {
       const std::string vb = fmt::format("{}.{}", ib, queue_name(q));
-      sc_core::sc_trace(tf, m_in[p]->queues[q].occupancy, vb + ".occupancy");
+      sc_core::sc_trace(tf, m_in[p]->queues[q].fifo.count(), vb + ".occupancy");  // flits in the FIFO
       sc_core::sc_trace(tf, reinterpret_cast<const unsigned char&>(m_in[p]->queues[q].state), vb + ".state");
     }
     const std::string ob = op.name();

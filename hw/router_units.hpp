@@ -70,7 +70,6 @@ struct alignas(64) InputVc {
   int out_port = -1;
   int out_vc = -1;
   std::uint32_t packet = 0;
-  std::uint32_t occupancy = 0;  ///< traced: flits in the FIFO
   State state = State::kIdle;
   int next_port = -1;             ///< router.voq: per_output: the downstream output queue the packet was granted
   std::uint64_t route_ports = 0;  ///< bit per port of `route`'s candidates
