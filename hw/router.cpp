@@ -358,7 +358,7 @@ inline void RouterDatapath::apply_vc_grant(const VcGrant& w, std::uint64_t c) {
   NetworkContext& ctx = m_ctx;
   InputVc& iv = m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.queue)];
   m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
-  set_state(w.in_port, w.queue, InputVc::State::kActive);
+  vc_alloc_to_active(w.in_port, w.queue);
   if (w.counts_move) {
     auto& moves = ctx.packets[iv.packet].header.moves;
     if (moves < 255) ++moves;
@@ -799,7 +799,7 @@ void Router::tick_of(std::uint64_t c) {
         --m_buffered;
         if (out.released) {
           if (!kPlain && m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
-          set_state(g.in_port, g.queue, InputVc::State::kIdle);
+          active_to_idle(g.in_port, g.queue);
         }
       };
       const SwitchAllocInputs inputs{m_in, m_out, m_active_ports, control};
@@ -1095,7 +1095,7 @@ void Router::route_queue(int p, int v, std::uint64_t c) {
       discard_front(p, v, c);
       continue;
     }
-    set_state(p, v, InputVc::State::kVcAlloc);
+    idle_to_vc_alloc(p, v);
     ++m_waiting_va;
     iv.packet = f.packet;
     iv.ready = c + m_ctx.params.lat_rc;

@@ -110,6 +110,41 @@ struct RouterDatapath {
       m_route_ports |= bit;
     }
   }
+  // set_state for the three moves of a packet's hop, leaving alone the
+  // QueueBits the state it leaves has clear: an idle queue is in neither
+  // the waiting nor the active set, an active one not in the waiting set
+  // (set_state keeps them so; parking takes only heads in kVcAlloc out of
+  // the waiting set, and wakes only parked heads).
+  /// set_state(p, q, kVcAlloc) for an idle queue (its head routed).
+  void idle_to_vc_alloc(int p, int q) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    ip.queues[static_cast<std::size_t>(q)].state = InputVc::State::kVcAlloc;
+    ip.waiting_va.set(q);
+    m_va_ports |= 1ULL << p;
+  }
+  /// set_state(p, q, kActive) for a queue in kVcAlloc (its head granted a VC).
+  void vc_alloc_to_active(int p, int q) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    const std::uint64_t bit = 1ULL << p;
+    ip.queues[static_cast<std::size_t>(q)].state = InputVc::State::kActive;
+    ip.waiting_va.reset(q);
+    if (!ip.waiting_va.any()) m_va_ports &= ~bit;
+    ip.active.set(q);
+    m_active_ports |= bit;
+  }
+  /// set_state(p, q, kIdle) for an active queue (its tail sent or its packet dropped).
+  void active_to_idle(int p, int q) {
+    InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
+    InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
+    const std::uint64_t bit = 1ULL << p;
+    iv.state = InputVc::State::kIdle;
+    ip.active.reset(q);
+    if (!ip.active.any()) m_active_ports &= ~bit;
+    if (!iv.fifo.empty()) {
+      ip.route_pending.set(q);
+      m_route_ports |= bit;
+    }
+  }
   /// Fills the route of queue q of port p for its head packet; false: no route.
   bool compute_route(int p, int q, std::uint32_t packet);
   /// compute_route, inlined into route computation (its one hot caller);

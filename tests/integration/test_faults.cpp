@@ -251,3 +251,55 @@ faults: [{switch: '1,1', at: 300, repair: 500}, {link: '2,2:y+', at: 700}]
   EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kSwitchFailure)], 0u);  // the switch failed loaded
   EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kNoRoute)], 0u);        // queues purged after drops
 }
+
+// The per-port queue sets the allocators visit (InputUnit::waiting_va,
+// active) follow each queue's state: a packet's hop moves its queue idle ->
+// kVcAlloc -> kActive -> idle through RouterDatapath's transitions that
+// leave alone the sets the state it leaves has clear (an idle queue is in
+// neither set, an active one not in the waiting set). Checked every few
+// cycles through a switch fault, its repair and a link fault that drop
+// packets (purged queues), with every state and parked heads seen often.
+TEST(Faults, QueueSetsFollowTheQueueStatesThroughSwitchAndLinkFaults) {
+  test::Harness h(R"(
+topology: mesh:4x4
+routing: dor
+router: {vcs: 2, buffer_flits: 4, flow_control: wormhole}
+traffic: {pattern: uniform, load: 0.4, packet_flits: 4}
+sim: {warmup_cycles: 100, measure_cycles: 2000, seed: 5}
+faults: [{switch: '1,1', at: 300, repair: 500}, {link: '2,2:y+', at: 700}]
+)");
+  long idle = 0, waiting = 0, parked = 0, active = 0;
+  for (int step = 0; step < 200; ++step) {
+    h.run(7);
+    for (const hw::Router& r : h.net->routers) {
+      const int nq = r.queues_per_port();
+      for (int p = 0; p < r.radix(); ++p) {
+        const hw::InputUnit& ip = r.input_unit(p);
+        for (int q = 0; q < nq; ++q) {
+          const auto state = r.input_queue(p, q).state;
+          const bool in_waiting = ip.waiting_va.test(q);
+          const bool in_active = ip.active.test(q);
+          const bool is_parked = (r.parked_heads() >> (p * nq + q) & 1U) != 0;
+          const std::string where = std::string(r.name()) + " port " + std::to_string(p) + " queue " + std::to_string(q) +
+                                    " after cycle " + std::to_string((step + 1) * 7);
+          ASSERT_EQ(in_active, state == hw::InputVc::State::kActive) << where;
+          if (state == hw::InputVc::State::kVcAlloc) {
+            ASSERT_NE(in_waiting, is_parked) << where;  // waiting, or parked, never both
+            ++(is_parked ? parked : waiting);
+          } else {
+            ASSERT_FALSE(in_waiting) << where;
+            ASSERT_FALSE(is_parked) << where;
+            ++(state == hw::InputVc::State::kIdle ? idle : active);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(active, 5000);
+  EXPECT_GT(waiting, 100);
+  EXPECT_GT(parked, 100);
+  EXPECT_GT(idle, 5000);
+  const auto& d = h.net->context().stats;
+  EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kSwitchFailure)], 0u);
+  EXPECT_GT(d.dropped[static_cast<int>(hw::DropReason::kNoRoute)], 0u);
+}
