@@ -280,8 +280,8 @@ faults: [{switch: '1,1', at: 300, repair: 500}, {link: '2,2:y+', at: 700}]
           const bool in_waiting = ip.waiting_va.test(q);
           const bool in_active = ip.active.test(q);
           const bool is_parked = (r.parked_heads() >> (p * nq + q) & 1U) != 0;
-          const std::string where = std::string(r.name()) + " port " + std::to_string(p) + " queue " + std::to_string(q) +
-                                    " after cycle " + std::to_string((step + 1) * 7);
+          const std::string where = std::string(r.name()) + " port " + std::to_string(p) + " queue " +
+                                    std::to_string(q) + " after cycle " + std::to_string((step + 1) * 7);
           ASSERT_EQ(in_active, state == hw::InputVc::State::kActive) << where;
           if (state == hw::InputVc::State::kVcAlloc) {
             ASSERT_NE(in_waiting, is_parked) << where;  // waiting, or parked, never both
