@@ -342,7 +342,7 @@ void RouterDatapath::form_vc_requests_of(std::uint64_t c) {
     // VOQ: the older packets' ports of every queue of this input at once
     // (again after a head is rerouted under a new route epoch).
     bool older_ready = false;
-    ip.waiting_va.visit(0, nq, [&](int v) {
+    ip.waiting_va.visit<!kQueuesPerVc>(0, nq, [&](int v) {
       request_vc<kQueuesPerVc>(p, v, c, older_ready, free_ports);
       return false;
     });
@@ -354,11 +354,12 @@ VcAllocInputs RouterDatapath::vc_alloc_inputs() const {
                        m_node_ports,  transit_priority(m_ctx.params.injection)};
 }
 
+template <bool kOneWord>
 inline void RouterDatapath::apply_vc_grant(const VcGrant& w, std::uint64_t c) {
   NetworkContext& ctx = m_ctx;
   InputVc& iv = m_in[static_cast<std::size_t>(w.in_port)]->queues[static_cast<std::size_t>(w.queue)];
   m_out[static_cast<std::size_t>(w.out_port)]->set_allocated(w.out_vc, true);
-  vc_alloc_to_active(w.in_port, w.queue);
+  vc_alloc_to_active<kOneWord>(w.in_port, w.queue);
   if (w.counts_move) {
     auto& moves = ctx.packets[iv.packet].header.moves;
     if (moves < 255) ++moves;
@@ -799,7 +800,7 @@ void Router::tick_of(std::uint64_t c) {
         --m_buffered;
         if (out.released) {
           if (!kPlain && m_sa.tracks_sending()) m_sa.stop_sending(g.in_port, g.queue, g.out_port);
-          active_to_idle(g.in_port, g.queue);
+          active_to_idle<kPlain>(g.in_port, g.queue);
         }
       };
       const SwitchAllocInputs inputs{m_in, m_out, m_active_ports, control};
@@ -814,7 +815,7 @@ void Router::tick_of(std::uint64_t c) {
       if (!m_vc_requests.empty()) {
         m_va.allocate(vc_alloc_inputs(), m_vc_grants);
         for (const VcGrant& g : m_vc_grants) {
-          apply_vc_grant(g, c);
+          apply_vc_grant<kPlain>(g, c);
           if (!kPlain && m_sa.tracks_sending()) m_sa.start_sending(g.in_port, g.queue, g.out_port);
           if (!kPlain && m_vc_allocated_hook)
             m_mechanism->on_vc_allocated(
@@ -894,7 +895,7 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
       if (ip.vc_flits[f.vc] >= depth) throw_buffer_overflow(ip, f.vc, c);
       iv.fifo.push(arrival, f);
       if (iv.state == InputVc::State::kIdle) {  // else set_state marks it when idle
-        ip.route_pending.set(q);
+        ip.route_pending.set<kPlain>(q);
         m_route_ports |= 1ULL << __builtin_ctzll(m);
       }
       ++ip.vc_flits[f.vc];
@@ -931,8 +932,8 @@ void RouterDatapath::park_head(int p, int v, int len, bool from_node) {
     }
   }
   InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
-  ip.waiting_va.reset(v);
-  if (!ip.waiting_va.any()) m_va_ports &= ~(1ULL << p);
+  ip.waiting_va.reset<true>(v);  // (parking: one queue per VC)
+  if (!ip.waiting_va.any<true>()) m_va_ports &= ~(1ULL << p);
   m_parked |= key;
   m_parked_epoch = m_route.epoch();
 }
@@ -948,7 +949,7 @@ void RouterDatapath::wake_watchers(int o, int v) {
   for (; keys != 0; keys &= keys - 1) {
     const int key = __builtin_ctzll(keys);
     const int p = key / m_nq;
-    m_in[static_cast<std::size_t>(p)]->waiting_va.set(key - p * m_nq);
+    m_in[static_cast<std::size_t>(p)]->waiting_va.set<true>(key - p * m_nq);  // (parking: one queue per VC)
     m_va_ports |= 1ULL << p;
   }
 }
@@ -1038,12 +1039,12 @@ __attribute__((always_inline)) inline void Router::route_computation(std::uint64
     for (std::uint64_t ports = m_route_ports; ports != 0; ports &= ports - 1) {
       const int p = __builtin_ctzll(ports);
       InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
-      ip.route_pending.visit(0, nq, [&](int v) {
+      ip.route_pending.visit<kPlain>(0, nq, [&](int v) {
         route_queue<kPlain>(p, v, c);
-        ip.route_pending.reset(v);
+        ip.route_pending.reset<kPlain>(v);
         return false;
       });
-      if (!ip.route_pending.any()) m_route_ports &= ~(1ULL << p);
+      if (!ip.route_pending.any<kPlain>()) m_route_ports &= ~(1ULL << p);
     }
     return;
   }
@@ -1095,7 +1096,7 @@ void Router::route_queue(int p, int v, std::uint64_t c) {
       discard_front(p, v, c);
       continue;
     }
-    idle_to_vc_alloc(p, v);
+    idle_to_vc_alloc<kPlain>(p, v);
     ++m_waiting_va;
     iv.packet = f.packet;
     iv.ready = c + m_ctx.params.lat_rc;

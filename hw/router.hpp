@@ -115,33 +115,37 @@ struct RouterDatapath {
   // the waiting nor the active set, an active one not in the waiting set
   // (set_state keeps them so; parking takes only heads in kVcAlloc out of
   // the waiting set, and wakes only parked heads).
+  // kOneWord: the port's queue sets are one word (one queue per VC).
   /// set_state(p, q, kVcAlloc) for an idle queue (its head routed).
+  template <bool kOneWord>
   void idle_to_vc_alloc(int p, int q) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     ip.queues[static_cast<std::size_t>(q)].state = InputVc::State::kVcAlloc;
-    ip.waiting_va.set(q);
+    ip.waiting_va.set<kOneWord>(q);
     m_va_ports |= 1ULL << p;
   }
   /// set_state(p, q, kActive) for a queue in kVcAlloc (its head granted a VC).
+  template <bool kOneWord>
   void vc_alloc_to_active(int p, int q) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     const std::uint64_t bit = 1ULL << p;
     ip.queues[static_cast<std::size_t>(q)].state = InputVc::State::kActive;
-    ip.waiting_va.reset(q);
-    if (!ip.waiting_va.any()) m_va_ports &= ~bit;
-    ip.active.set(q);
+    ip.waiting_va.reset<kOneWord>(q);
+    if (!ip.waiting_va.any<kOneWord>()) m_va_ports &= ~bit;
+    ip.active.set<kOneWord>(q);
     m_active_ports |= bit;
   }
   /// set_state(p, q, kIdle) for an active queue (its tail sent or its packet dropped).
+  template <bool kOneWord>
   void active_to_idle(int p, int q) {
     InputUnit& ip = *m_in[static_cast<std::size_t>(p)];
     InputVc& iv = ip.queues[static_cast<std::size_t>(q)];
     const std::uint64_t bit = 1ULL << p;
     iv.state = InputVc::State::kIdle;
-    ip.active.reset(q);
-    if (!ip.active.any()) m_active_ports &= ~bit;
+    ip.active.reset<kOneWord>(q);
+    if (!ip.active.any<kOneWord>()) m_active_ports &= ~bit;
     if (!iv.fifo.empty()) {
-      ip.route_pending.set(q);
+      ip.route_pending.set<kOneWord>(q);
       m_route_ports |= bit;
     }
   }
@@ -169,6 +173,7 @@ struct RouterDatapath {
   void form_vc_requests(std::uint64_t c);
   /// Gives output VC g.out_vc of port g.out_port to the head of queue
   /// g.queue of port g.in_port (its VA stage ends at c + lat_va).
+  template <bool kOneWord>
   void apply_vc_grant(const VcGrant& g, std::uint64_t c);
   /// The VC allocator's inputs for this cycle's requests.
   VcAllocInputs vc_alloc_inputs() const;

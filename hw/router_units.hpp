@@ -97,11 +97,26 @@ class QueueBits {
     m_word = 0;
     m_words = one_word() ? &m_word : new std::uint64_t[m_size]();
   }
-  void set(int q) { m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63); }
-  void reset(int q) { m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63)); }
+  // kOneWord: the caller knows the set is one word (up to 64 queues: one
+  // queue per VC), so the word is read in place, without the pointer.
+  template <bool kOneWord = false>
+  void set(int q) {
+    if (kOneWord)
+      m_word |= 1ULL << q;
+    else
+      m_words[static_cast<std::size_t>(q >> 6)] |= 1ULL << (q & 63);
+  }
+  template <bool kOneWord = false>
+  void reset(int q) {
+    if (kOneWord)
+      m_word &= ~(1ULL << q);
+    else
+      m_words[static_cast<std::size_t>(q >> 6)] &= ~(1ULL << (q & 63));
+  }
   bool test(int q) const { return (m_words[static_cast<std::size_t>(q >> 6)] >> (q & 63) & 1U) != 0; }
+  template <bool kOneWord = false>
   bool any() const {
-    if (one_word()) return m_word != 0;
+    if (kOneWord || one_word()) return m_word != 0;
     for (std::uint32_t i = 0; i < m_size; ++i)
       if (m_words[i] != 0) return true;
     return false;
@@ -109,16 +124,17 @@ class QueueBits {
   void clear() { std::fill(m_words, m_words + m_size, 0); }
   /// The queue when exactly one is set and the set is one word (up to 64
   /// queues); -1 otherwise.
+  template <bool kOneWord = false>
   int only() const {
-    if (!one_word()) return -1;
+    if (!kOneWord && !one_word()) return -1;
     const std::uint64_t w = m_word;
     return w != 0 && (w & (w - 1)) == 0 ? __builtin_ctzll(w) : -1;
   }
   /// Calls f(q) for the set bits q in [from, to), ascending, until f returns
   /// true; returns whether it did. f may reset the bit it is given.
-  template <typename F>
+  template <bool kOneWord = false, typename F>
   bool visit(int from, int to, F&& f) const {
-    if (one_word()) {  // up to 64 queues: one word
+    if (kOneWord || one_word()) {  // up to 64 queues: one word
       std::uint64_t bits = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1) & (from >= 64 ? 0 : ~0ULL << from);
       for (; bits != 0; bits &= bits - 1)
         if (f(__builtin_ctzll(bits))) return true;
@@ -140,9 +156,9 @@ class QueueBits {
   /// Always inlined, with no call inside, so the caller's closure stays in
   /// registers (a call would keep every variable it captures in memory:
   /// +3% instructions in the switch allocator, measured).
-  template <typename F>
+  template <bool kOneWord = false, typename F>
   __attribute__((always_inline)) bool visit_from(int from, int to, F&& f) const {
-    if (one_word()) {
+    if (kOneWord || one_word()) {
       const std::uint64_t w = m_word & (to >= 64 ? ~0ULL : (1ULL << to) - 1);
       const std::uint64_t high = from >= 64 ? 0 : w & (~0ULL << from);
       for (std::uint64_t bits = high; bits != 0; bits &= bits - 1)

@@ -23,7 +23,7 @@ __attribute__((always_inline)) inline void SwitchAllocator::allocate_of(const Sw
     const std::uint64_t ports = x.active_ports;
     if ((ports & (ports - 1)) == 0 && ports != 0 && (kPlain || (x.control == 0 && m_one_queue_path))) {
       const int p = __builtin_ctzll(ports);
-      const int q = x.in[static_cast<std::size_t>(p)]->active.only();
+      const int q = x.in[static_cast<std::size_t>(p)]->active.template only<kPlain>();
       if (q >= 0) {
         one_queue<kPlain>(x.in, x.out, p, q, c, crossbar);
         return;
@@ -100,7 +100,7 @@ __attribute__((always_inline)) inline std::uint64_t SwitchAllocator::separable_i
       if (one_per_vc) vcs_picked |= 1U << (q / lanes);
       return false;
     };
-    ip.active.visit_from(in_rr[p], nq, pick);
+    ip.active.template visit_from<kPlain>(in_rr[p], nq, pick);
   }
   return requested;
 }
