@@ -17,7 +17,11 @@ InputUnit::InputUnit(sc_core::sc_module_name name, int vcs, int lanes) : sc_modu
   waiting_va.resize(vcs * lanes);
   active.resize(vcs * lanes);
   route_pending.resize(vcs * lanes);
+}
+
+void InputUnit::before_end_of_elaboration() {
   std::unique_ptr<VcObject>* tail = &m_vc_objects;
+  const int vcs = static_cast<int>(queues.size()) / m_lanes;
   for (int v = 0; v < vcs; ++v, tail = &(*tail)->next)
     *tail = std::make_unique<VcObjectOf<kInputVcKind>>(fmt::format("vc{}", v).c_str());
 }
@@ -27,13 +31,11 @@ OutputUnit::OutputUnit(sc_core::sc_module_name name, int vcs, int credits) : sc_
   for (auto& ov : this->vcs) ov.credits = credits;
   unallocated = vcs >= 32 ? ~0U : (1U << vcs) - 1U;
   vc_bits = unallocated;
-  name_vcs(0, vcs);
 }
 
-void OutputUnit::name_vcs(int from, int to) {
+void OutputUnit::before_end_of_elaboration() {
   std::unique_ptr<VcObject>* tail = &m_vc_objects;
-  while (*tail) tail = &(*tail)->next;
-  for (int v = from; v < to; ++v, tail = &(*tail)->next)
+  for (std::size_t v = 0; v < vcs.size(); ++v, tail = &(*tail)->next)
     *tail = std::make_unique<VcObjectOf<kOutputVcKind>>(fmt::format("vc{}", v).c_str());
 }
 
@@ -41,9 +43,7 @@ void OutputUnit::make_ejection(int ports) {
   ejection = true;
   const int before = static_cast<int>(vcs.size());
   if (before < ports) {
-    vcs.resize(static_cast<std::size_t>(ports));
-    // Named during elaboration only (bind_port); later calls add nothing.
-    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) name_vcs(before, ports);
+    vcs.resize(static_cast<std::size_t>(ports));  // (named at the end of elaboration, with the others)
   }
   for (auto& ov : vcs) ov.credits = kInfiniteCredits;
   vc_bits = vcs.size() >= 32 ? ~0U : (1U << vcs.size()) - 1U;

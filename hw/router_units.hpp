@@ -216,10 +216,15 @@ struct OutputVc {
 };
 
 /// A named VC inside an input or output unit (`...input_east.vc1`), so that
-/// a debugger or a test finds it with sc_find_object. Its state lives in the
-/// unit's contiguous arrays (the hot path never goes through this object).
-/// Nothing but the name, the kind and the chain: 120 bytes, one 128-byte
-/// heap block each, 20 per router of a 2-VC mesh (issue 54, memory).
+/// a debugger or a test finds it with sc_find_object once elaboration has
+/// ended. Its state lives in the unit's contiguous arrays (the hot path
+/// never goes through this object). Nothing but the name, the kind and the
+/// chain: 120 bytes, one 128-byte heap block each, 20 per router of a 2-VC
+/// mesh (issue 54, memory). The units create them in
+/// before_end_of_elaboration, after every router's hot state: created with
+/// the units, they sat between the routers' per-cycle data, which then
+/// spread over more pages and cache lines (the 8x8x8 Figure 9 run 7.9%
+/// slower in wall time, docs/performance.md, sixteenth stage).
 class VcObject : public sc_core::sc_object {
  public:
   explicit VcObject(const char* name) : sc_object(name) {}
@@ -290,6 +295,8 @@ class InputUnit : public sc_core::sc_module {
   inline void return_credit(int v, int lane, std::uint64_t now, int latency);
 
  private:
+  /// Names the VCs (child objects `vc<i>`).
+  void before_end_of_elaboration() override;
   int m_lanes;
   std::unique_ptr<VcObject> m_vc_objects;  ///< vc0, chained through VcObject::next
 };
@@ -358,7 +365,8 @@ class OutputUnit : public sc_core::sc_module {
   static constexpr int kInfiniteCredits = INT_MAX / 4;
 
  private:
-  void name_vcs(int from, int to);
+  /// Names the VCs (child objects `vc<i>`, one per entry of vcs).
+  void before_end_of_elaboration() override;
   std::unique_ptr<VcObject> m_vc_objects;  ///< vc0, chained through VcObject::next
 };
 

@@ -363,7 +363,10 @@ TEST(RouterUnit, UnitsAreNamedChildModules) {
     ASSERT_NE(o, nullptr) << unit;
     EXPECT_EQ(o->get_parent_object(), b.router.get()) << unit;
   }
-  // Ports of the centre of a 3x3 mesh: local, east, west, north, south; two VCs each.
+  // Ports of the centre of a 3x3 mesh: local, east, west, north, south; two
+  // VCs each, named when elaboration ends (none before).
+  EXPECT_EQ(sc_core::sc_find_object((r + ".input_east.vc0").c_str()), nullptr);
+  b.run(0);
   for (const char* port : {"local", "east", "west", "north", "south"})
     for (const char* side : {"input_", "output_"})
       for (int v = 0; v < 2; ++v) {
