@@ -223,7 +223,7 @@ struct OutputVc {
 /// mesh (issue 54, memory). The units create them in
 /// before_end_of_elaboration, after every router's hot state: created with
 /// the units, they sat between the routers' per-cycle data, which then
-/// spread over more pages and cache lines (the 8x8x8 Figure 9 run 7.9%
+/// spread over more pages and cache lines (the full 8x8x8 Figure 9 run 10%
 /// slower in wall time, docs/performance.md, sixteenth stage).
 class VcObject : public sc_core::sc_object {
  public:
