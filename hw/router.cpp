@@ -894,7 +894,7 @@ __attribute__((always_inline)) inline void Router::receive(std::uint64_t c) {
       InputVc& iv = ip.queues[q];
       if (ip.vc_flits[f.vc] >= depth) throw_buffer_overflow(ip, f.vc, c);
       iv.fifo.push(arrival, f);
-      if (iv.state == InputVc::State::kIdle) {  // else set_state marks it when idle
+      if (iv.state == InputVc::State::kIdle) {  // else active_to_idle marks it when idle
         ip.route_pending.set<kPlain>(q);
         m_route_ports |= 1ULL << __builtin_ctzll(m);
       }

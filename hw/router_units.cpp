@@ -41,10 +41,8 @@ void OutputUnit::before_end_of_elaboration() {
 
 void OutputUnit::make_ejection(int ports) {
   ejection = true;
-  const int before = static_cast<int>(vcs.size());
-  if (before < ports) {
+  if (static_cast<int>(vcs.size()) < ports)
     vcs.resize(static_cast<std::size_t>(ports));  // (named at the end of elaboration, with the others)
-  }
   for (auto& ov : vcs) ov.credits = kInfiniteCredits;
   vc_bits = vcs.size() >= 32 ? ~0U : (1U << vcs.size()) - 1U;
   unallocated = 0;

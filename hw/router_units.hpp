@@ -258,7 +258,8 @@ class InputUnit : public sc_core::sc_module {
   std::vector<InputVc> queues;  ///< vcs x lanes entries, VC-major
   int crossbar_inputs = 1;      ///< flits this port may send per cycle
   std::uint32_t arrivals = 0;   ///< VOQ: heads received (arrival order counter)
-  /// Queues by state, kept by Router::set_state and Router::receive:
+  /// Queues by state, kept by RouterDatapath::set_state, the hop's three
+  /// transitions (idle_to_vc_alloc, ...) and Router::receive:
   /// waiting for VC allocation (kVcAlloc), sending (kActive), and maybe
   /// needing route computation (every idle queue with flits is set).
   QueueBits waiting_va, active, route_pending;
